@@ -1,0 +1,69 @@
+// CMS pixel `countModules` (seed 000), with its exact CUDA semantics:
+//   for (i = first; i < numElements; i += gridDim.x * blockDim.x) {
+//     clusterId[i] = i;
+//     if (invalidModuleId == id[i]) continue;
+//     j = i - 1; while (j >= 0 and id[j] == invalidModuleId) --j;
+//     if (j < 0 or id[j] != id[i]) { loc = atomicInc(moduleStart, nMaxModules); moduleStart[loc + 1] = i; }
+//   }
+// nMaxModules is a parameter (1856 for phase 1, 3892 for phase 2 as the seed states) rather
+// than a template constant. The order of moduleStart[1..] is the order in which threads reach
+// the atomicInc: schedule dependent by design (the seed shows three executions, three orders).
+
+import { blockIdx, blockDim, gridDim, beginPhase, threadAt, scheduleIsFree, atomicInc } from "../runtime";
+
+export const invalidModuleId: u16 = 65534;
+
+// @ts-ignore: decorator
+@inline function visit(i: i32, id: usize, moduleStart: usize, clusterId: usize, nMaxModules: u32): void {
+  store<i32>(clusterId + (<usize>i << 2), i);
+  const m = load<u16>(id + (<usize>i << 1));
+  if (m == invalidModuleId) return;
+  let j = i - 1;
+  while (j >= 0 && load<u16>(id + (<usize>j << 1)) == invalidModuleId) --j;
+  if (j < 0 || load<u16>(id + (<usize>j << 1)) != m) {
+    const loc = atomicInc(moduleStart, nMaxModules);
+    store<u32>(moduleStart + (<usize>(loc + 1) << 2), <u32>i);
+  }
+}
+
+export function countModules(id: usize, moduleStart: usize, clusterId: usize, numElements: i32, nMaxModules: u32): void {
+  const nt = blockDim.x;
+  const stride = gridDim.x * blockDim.x;
+  const first = blockDim.x * blockIdx.x;
+  if (!scheduleIsFree()) {
+    for (let base = first; base < numElements; base += stride) {
+      const n = beginPhase();
+      for (let k = 0; k < n; k++) {
+        const i = base + threadAt(k);
+        if (i < numElements) visit(i, id, moduleStart, clusterId, nMaxModules);
+      }
+    }
+    return;
+  }
+  // Fast path: the block's threads of one grid-stride step as SIMD lanes, in index order (a
+  // legal schedule). Eight digis at a time: when none is invalid and each equals its
+  // predecessor there is no boundary, and only clusterId is written.
+  const invalid = i16x8.splat(<i16>invalidModuleId);
+  for (let base = first; base < numElements; base += stride) {
+    const lim = numElements - base >= nt ? nt : numElements - base;
+    let t = 0;
+    if (base == 0) { visit(0, id, moduleStart, clusterId, nMaxModules); t = 1; }
+    let iota = i32x4(base + t, base + t + 1, base + t + 2, base + t + 3);
+    const four = i32x4.splat(4);
+    for (; t + 8 <= lim; t += 8) {
+      const i = base + t;
+      const cur = v128.load(id + (<usize>i << 1));
+      const prev = v128.load(id + (<usize>(i - 1) << 1));
+      const cp = clusterId + (<usize>i << 2);
+      v128.store(cp, iota);
+      iota = i32x4.add(iota, four);
+      v128.store(cp, iota, 16);
+      iota = i32x4.add(iota, four);
+      const quiet = i16x8.all_true(i16x8.eq(cur, prev)) && !v128.any_true(i16x8.eq(cur, invalid));
+      if (!quiet) {
+        for (let u = 0; u < 8; u++) visit(i + u, id, moduleStart, clusterId, nMaxModules);
+      }
+    }
+    for (; t < lim; t++) visit(base + t, id, moduleStart, clusterId, nMaxModules);
+  }
+}

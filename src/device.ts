@@ -1,0 +1,554 @@
+// The device: one fixed-size shared WebAssembly.Memory, a heap allocator over it, and a worker
+// pool that runs kernels launched CUDA-style. Backends:
+//   'wasm'   — the parallel pool (one worker per core by default): real concurrency, so the
+//              order of atomics between threads varies from run to run, as on a GPU;
+//   'serial' — one worker; block order and every phase's thread order drawn from a seeded
+//              generator: same seed ⇒ bit-identical output, other seeds ⇒ other legal orders.
+
+import { type DType, DTYPES, type ScalarOf, type TypedArrayOf, dtypeOfArray, viewOf } from './dtypes.js';
+import { type Dim3, type DimLike, toDim3 } from './dims.js';
+import {
+  BackendUnavailableError, BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelError,
+  KernelTimeoutError, LaunchAbortedError, LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError,
+  SharedMemoryLimitError, UseAfterFreeError,
+} from './errors.js';
+import type { Kernel, Param } from './kernel.js';
+import { CONTROL_BYTES, CTL, Command, HEAP_ALIGN, MAX_WASM32_BYTES, PAGE_BYTES } from './layout.js';
+import { HeapAllocator } from './memory/allocator.js';
+import type { DeviceArray } from './memory/deviceArray.js';
+import { loadKernelsModule } from './module.js';
+import { defaultWorkerCount } from './platform.js';
+import { WorkerPool } from './pool/pool.js';
+import { ArgTag } from './pool/protocol.js';
+import { launchSeed, normalizeSeed, randomSeed, splitSeed } from './schedule/seeds.js';
+
+export type Backend = 'wasm' | 'serial';
+
+export interface DeviceOptions {
+  /** 'wasm' (default): parallel pool. 'serial': one worker, seeded schedule. */
+  backend?: Backend;
+  /** Workers of the 'wasm' backend (default: available parallelism). 'serial' always uses 1. */
+  workers?: number;
+  /** Size of the device memory in bytes (default 1 GiB; at most 4 GiB, wasm32's limit). */
+  memoryBytes?: number;
+  /** Device seed: fixes every launch's schedule seed, in launch order (default: random). */
+  seed?: number | bigint;
+  /** Dynamic shared memory limit per block in bytes (default 48 KiB, as CUDA's default). */
+  sharedMemoryLimit?: number;
+  /** Default time limit of a launch in ms (default 10 minutes). */
+  launchTimeoutMs?: number;
+  /** How long workers spin on the launch word before sleeping, in µs (default 200). */
+  spinMicros?: number;
+  /** How long the host spins waiting for a launch before it blocks, µs (default 50). */
+  hostSpinMicros?: number;
+  /** How long the host blocks its thread waiting for a launch before awaiting asynchronously, ms (default 2; 0 never blocks). */
+  syncWaitMs?: number;
+}
+
+export interface LaunchConfig {
+  grid: DimLike;
+  block: DimLike;
+  /** Dynamic shared memory (CUDA's third <<<>>> parameter), bytes. */
+  sharedBytes?: number;
+  /** Schedule seed for this launch (serial backend); default derives from the device seed. */
+  seed?: number | bigint;
+  /** Time limit in ms; past it the launch is killed and rejects with KernelTimeoutError. */
+  timeoutMs?: number;
+  /** Cancels the launch; it rejects with LaunchAbortedError. */
+  signal?: AbortSignal;
+  /** Run on only this many of the pool's workers (benchmarks: 1 worker vs all). */
+  workers?: number;
+}
+
+export type KernelArgs = readonly (DeviceArray | number | bigint)[] | Readonly<Record<string, DeviceArray | number | bigint>>;
+
+export interface LaunchStats {
+  kernel: string;
+  backend: Backend;
+  grid: Dim3;
+  block: Dim3;
+  blocks: number;
+  threadsPerBlock: number;
+  sharedBytes: number;
+  workers: number;
+  /** Wall time from dispatch to completion, ms. */
+  elapsedMs: number;
+  /** The schedule seed: relaunch with `{ seed }` to replay (serial). null on 'wasm', where no seed orders anything. */
+  seed: number | null;
+}
+
+export const DEFAULT_MEMORY_BYTES = 1 << 30;
+export const DEFAULT_SHARED_LIMIT = 48 * 1024;
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+const STOP_GRACE_MS = 300;
+// Per-worker scratch beyond the shared bytes: thread order (4 KiB), warp lanes, 16 register slots of 8 KiB.
+const SCRATCH_EXTRA = 1024 * 4 + 256 + 16 * 1024 * 8;
+
+let nextDeviceId = 1;
+
+export async function createDevice(options: DeviceOptions = {}): Promise<Device> {
+  const backend = options.backend ?? 'wasm';
+  if (backend !== 'wasm' && backend !== 'serial') {
+    throw new BackendUnavailableError(`unknown backend '${String(backend)}': use 'wasm' or 'serial'` +
+      ((backend as string) === 'webgpu' ? ' (or createWebGpuDevice for WebGPU)' : ''));
+  }
+  const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
+  if (!Number.isInteger(memoryBytes) || memoryBytes <= 0) {
+    throw new MemorySizeError(`memoryBytes must be a positive integer, got ${String(memoryBytes)}`);
+  }
+  if (memoryBytes > MAX_WASM32_BYTES) {
+    throw new MemorySizeError(`memoryBytes ${memoryBytes} exceeds what wasm32 can address (${MAX_WASM32_BYTES} bytes = 4 GiB)`);
+  }
+  const sharedLimit = options.sharedMemoryLimit ?? DEFAULT_SHARED_LIMIT;
+  if (!Number.isInteger(sharedLimit) || sharedLimit < 0 || sharedLimit > 1 << 24) {
+    throw new LaunchConfigError(`sharedMemoryLimit must be an integer in [0, 16 MiB], got ${String(sharedLimit)}`);
+  }
+  let workers = backend === 'serial' ? 1 : (options.workers ?? await defaultWorkerCount());
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
+    throw new LaunchConfigError(`workers must be an integer in [1, 256], got ${String(workers)}`);
+  }
+  const kernels = await loadKernelsModule();
+  const scratchStride = Math.ceil((Math.ceil(sharedLimit / HEAP_ALIGN) * HEAP_ALIGN + SCRATCH_EXTRA) / HEAP_ALIGN) * HEAP_ALIGN;
+  const staticEnd = kernels.memoryBase + kernels.data.length;
+  const scratchBase = Math.ceil(Math.max(staticEnd, CONTROL_BYTES + PAGE_BYTES) / PAGE_BYTES) * PAGE_BYTES;
+  const heapBase = Math.ceil((scratchBase + workers * scratchStride) / PAGE_BYTES) * PAGE_BYTES;
+  const pages = Math.ceil(memoryBytes / PAGE_BYTES);
+  if (heapBase >= pages * PAGE_BYTES) {
+    throw new MemorySizeError(`memoryBytes ${memoryBytes} leaves no device heap: the control page, static data and ` +
+      `${workers} workers' scratch already take ${heapBase} bytes`);
+  }
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  } catch (e) {
+    throw new MemorySizeError(`cannot create a shared memory of ${pages * PAGE_BYTES} bytes: ${(e as Error).message}`);
+  }
+  new Uint8Array(memory.buffer, kernels.memoryBase, kernels.data.length).set(kernels.data);
+  // One instance on the host too: it checks the exports' arity against declarations and is
+  // never used to run kernels.
+  const hostInstance = new WebAssembly.Instance(kernels.module, { env: { memory } });
+  const spinMicros = options.spinMicros ?? 200;
+  const pool = await WorkerPool.start({
+    module: kernels.module, memory, workers, scratchBase, scratchStride, sharedLimit,
+    kernelNames: kernels.kernelNames, spinMicros, syncWaitMs: options.syncWaitMs ?? 2,
+    hostSpinMicros: options.hostSpinMicros ?? 50,
+  });
+  return new Device({
+    backend, workers, memory, pool, heapBase, sharedLimit, kernelNames: kernels.kernelNames,
+    exports: hostInstance.exports, seed: options.seed === undefined ? randomSeed() : normalizeSeed(options.seed),
+    launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+}
+
+interface DeviceParts {
+  backend: Backend; workers: number; memory: WebAssembly.Memory; pool: WorkerPool; heapBase: number;
+  sharedLimit: number; kernelNames: string[]; exports: WebAssembly.Exports; seed: number; launchTimeoutMs: number;
+}
+
+export class Device {
+  readonly id = nextDeviceId++;
+  readonly backend: Backend;
+  readonly workers: number;
+  readonly memoryBytes: number;
+  readonly sharedMemoryLimit: number;
+  /** The device seed (launch seeds derive from it in launch order). */
+  readonly seed: number;
+  readonly memory: WebAssembly.Memory;
+  private readonly heap: HeapAllocator;
+  private readonly pool: WorkerPool;
+  private readonly kernelIndex: Map<string, number>;
+  private readonly exports: WebAssembly.Exports;
+  private readonly i32: Int32Array;
+  private readonly dv: DataView;
+  private readonly launchTimeoutMs: number;
+  private launches = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private busy = false;
+  private destroyed = false;
+  private readonly live = new Set<WasmDeviceArray<DType>>();
+
+  constructor(p: DeviceParts) {
+    this.backend = p.backend;
+    this.workers = p.workers;
+    this.memory = p.memory;
+    this.memoryBytes = p.memory.buffer.byteLength;
+    this.sharedMemoryLimit = p.sharedLimit;
+    this.seed = p.seed;
+    this.pool = p.pool;
+    this.heap = new HeapAllocator(p.heapBase, this.memoryBytes - p.heapBase);
+    this.kernelIndex = new Map(p.kernelNames.map((n, k) => [n, k]));
+    this.exports = p.exports;
+    this.i32 = new Int32Array(p.memory.buffer);
+    this.dv = new DataView(p.memory.buffer);
+    this.launchTimeoutMs = p.launchTimeoutMs;
+  }
+
+  /** Heap bytes: total, in use and free (and the largest free block). */
+  memoryInfo(): { heapBytes: number; usedBytes: number; freeBytes: number; largestFreeBytes: number; allocations: number } {
+    return {
+      heapBytes: this.heap.size, usedBytes: this.heap.usedBytes, freeBytes: this.heap.freeBytes,
+      largestFreeBytes: this.heap.largestFreeBytes, allocations: this.heap.allocations,
+    };
+  }
+
+  /** Allocates `length` elements of `dtype`, 128-byte aligned. Contents are unspecified (as cudaMalloc). */
+  alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
+    this.checkAlive();
+    if (!Object.prototype.hasOwnProperty.call(DTYPES, dtype)) {
+      throw new BufferMismatchError(`unknown dtype '${String(dtype)}'; use one of ${Object.keys(DTYPES).join(', ')}`);
+    }
+    if (!Number.isSafeInteger(length) || length < 0) {
+      throw new BufferMismatchError(`length must be a non-negative integer, got ${String(length)}`);
+    }
+    const bytes = length * DTYPES[dtype].bytes;
+    const offset = bytes <= this.memoryBytes ? this.heap.alloc(bytes) : undefined;
+    if (offset === undefined) {
+      throw new OutOfDeviceMemoryError(bytes, this.heap.freeBytes, this.heap.largestFreeBytes);
+    }
+    const a = new WasmDeviceArray(this, dtype, length, offset);
+    this.live.add(a as WasmDeviceArray<DType>);
+    return a;
+  }
+
+  /** Allocates and uploads in one step. */
+  async upload<D extends DType>(dtype: D, data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>): Promise<DeviceArray<D>> {
+    const a = this.alloc(dtype, data.length);
+    await a.upload(data);
+    return a;
+  }
+
+  /** @internal */
+  releaseArray(a: WasmDeviceArray<DType>): void {
+    this.live.delete(a);
+    if (!this.destroyed) this.heap.release(a.byteOffset);
+  }
+
+  /** Resolves when every launch queued so far has finished (cudaDeviceSynchronize). */
+  async synchronize(): Promise<void> {
+    await this.queue.catch(() => undefined);
+  }
+
+  /**
+   * Launches `kernel` over `grid` blocks of `block` threads. Resolves with the launch's stats
+   * when it has finished; rejects with a typed error for a bad configuration or argument
+   * (before anything runs), a trap (KernelError), a timeout or an abort.
+   */
+  launch(kernel: Kernel, config: LaunchConfig, args: KernelArgs = []): Promise<LaunchStats> {
+    let prepared: PreparedLaunch;
+    try {
+      this.checkAlive();
+      prepared = this.prepare(kernel, config, args);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    // Launches run one at a time, in order (one stream). The common case — nothing in flight —
+    // dispatches at once, without a trip through the microtask queue.
+    let run: Promise<LaunchStats>;
+    if (!this.busy) {
+      run = this.execute(prepared);
+    } else {
+      run = this.queue.catch(() => undefined).then(() => this.execute(prepared));
+    }
+    this.queue = run;
+    return run;
+  }
+
+  private prepare(kernel: Kernel, config: LaunchConfig, args: KernelArgs): PreparedLaunch {
+    if (!kernel || typeof kernel.name !== 'string' || !Array.isArray(kernel.params)) {
+      throw new KernelArgumentError(String((kernel as Kernel | undefined)?.name), '(kernel)', 'not a kernel declared with defineKernel');
+    }
+    const index = this.kernelIndex.get(kernel.name);
+    if (index === undefined) {
+      throw new LaunchConfigError(`kernel '${kernel.name}' is not in the kernels module (known: ${[...this.kernelIndex.keys()].join(', ')})`);
+    }
+    const fn = this.exports[kernel.name] as (...a: unknown[]) => void;
+    if (fn.length !== kernel.params.length) {
+      throw new KernelArgumentError(kernel.name, '(declaration)',
+        `declared with ${kernel.params.length} parameters but the wasm export takes ${fn.length}`);
+    }
+    if (config === null || typeof config !== 'object') throw new LaunchConfigError('launch config must be an object {grid, block, sharedBytes?}');
+    const grid = toDim3('grid', config.grid);
+    const block = toDim3('block', config.block);
+    const sharedBytes = config.sharedBytes ?? 0;
+    if (!Number.isInteger(sharedBytes) || sharedBytes < 0) {
+      throw new LaunchConfigError(`sharedBytes must be a non-negative integer, got ${String(sharedBytes)}`);
+    }
+    if (sharedBytes > this.sharedMemoryLimit) throw new SharedMemoryLimitError(sharedBytes, this.sharedMemoryLimit);
+    const blocks = grid.x * grid.y * grid.z;
+    if (!Number.isSafeInteger(blocks)) {
+      throw new LaunchConfigError(`grid has ${blocks} blocks; simt runs at most 2^53 blocks per launch`);
+    }
+    let workers = this.workers;
+    if (config.workers !== undefined) {
+      if (!Number.isInteger(config.workers) || config.workers < 1 || config.workers > this.workers) {
+        throw new LaunchConfigError(`workers must be an integer in [1, ${this.workers}], got ${String(config.workers)}`);
+      }
+      workers = config.workers;
+    }
+    const timeoutMs = config.timeoutMs ?? this.launchTimeoutMs;
+    if (!(timeoutMs > 0)) throw new LaunchConfigError(`timeoutMs must be positive, got ${String(timeoutMs)}`);
+    const seed = config.seed !== undefined ? normalizeSeed(config.seed) : launchSeed(this.seed, this.launches);
+    this.launches++;
+    const values = this.marshal(kernel, args);
+    return { kernel, index, grid, block, blocks, sharedBytes, workers, timeoutMs, seed, values, signal: config.signal };
+  }
+
+  /** Checks every argument against the declaration and encodes it (tag, 8-byte value). */
+  private marshal(kernel: Kernel, args: KernelArgs): Marshalled[] {
+    const params = kernel.params;
+    if (params.length > CTL.MAX_ARGS) throw new KernelArgumentError(kernel.name, '(all)', `more than ${CTL.MAX_ARGS} parameters`);
+    const positional = Array.isArray(args);
+    if (args === null || typeof args !== 'object') {
+      throw new KernelArgumentError(kernel.name, '(all)', 'arguments must be an array or an object keyed by parameter name');
+    }
+    if (positional) {
+      if (args.length !== params.length) {
+        throw new KernelArgumentError(kernel.name, params[Math.min(args.length, params.length - 1)]?.name ?? '(all)',
+          `expected ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`);
+      }
+    } else {
+      const names = new Set(params.map((p) => p.name));
+      for (const k of Object.keys(args)) {
+        if (!names.has(k)) throw new KernelArgumentError(kernel.name, k, 'is not a parameter of this kernel');
+      }
+    }
+    return params.map((p, k) => {
+      const v = positional ? (args as readonly unknown[])[k] : (args as Record<string, unknown>)[p.name];
+      return this.marshalOne(kernel.name, p, v);
+    });
+  }
+
+  private marshalOne(kernel: string, p: Param, v: unknown): Marshalled {
+    if (v === undefined) throw new KernelArgumentError(kernel, p.name, 'missing');
+    if (p.kind === 'array') {
+      if (!(v instanceof WasmDeviceArray)) {
+        throw new KernelArgumentError(kernel, p.name, `expected a device array of ${p.dtype}, got ${describe(v)}`);
+      }
+      if (v.device !== this) throw new KernelArgumentError(kernel, p.name, `the array belongs to device ${v.device.id}, not this device (${this.id})`);
+      if (v.freed) throw new KernelArgumentError(kernel, p.name, 'the array was freed');
+      if (v.dtype !== p.dtype) throw new KernelArgumentError(kernel, p.name, `expected ${p.dtype}[], got ${v.dtype}[]`);
+      return { tag: ArgTag.Pointer, value: v.byteOffset };
+    }
+    const bad = (why: string): never => { throw new KernelArgumentError(kernel, p.name, why); };
+    switch (p.dtype) {
+      case 'i32':
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) bad(`expected an i32, got ${describe(v)}`);
+        return { tag: ArgTag.I32, value: v as number };
+      case 'u32':
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= 2 ** 32) bad(`expected a u32, got ${describe(v)}`);
+        return { tag: ArgTag.U32, value: v as number };
+      case 'f32':
+        if (typeof v !== 'number') bad(`expected an f32 (number), got ${describe(v)}`);
+        return { tag: ArgTag.F32, value: v as number };
+      case 'f64':
+        if (typeof v !== 'number') bad(`expected an f64 (number), got ${describe(v)}`);
+        return { tag: ArgTag.F64, value: v as number };
+      case 'i64': case 'u64': {
+        let b: bigint;
+        if (typeof v === 'bigint') b = v;
+        else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
+        else return bad(`expected an ${p.dtype} (bigint or safe integer), got ${describe(v)}`);
+        const lo = p.dtype === 'i64' ? -(1n << 63n) : 0n;
+        const hi = p.dtype === 'i64' ? (1n << 63n) : (1n << 64n);
+        if (b < lo || b >= hi) bad(`${b} is out of range for ${p.dtype}`);
+        return { tag: ArgTag.I64, value: BigInt.asIntN(64, b) };
+      }
+    }
+  }
+
+  private async execute(l: PreparedLaunch): Promise<LaunchStats> {
+    this.checkAlive();
+    this.busy = true;
+    try {
+      const t0 = performance.now();
+      const i32 = this.i32;
+      const dv = this.dv;
+      const seeded = this.backend === 'serial';
+      const chunk = chunkSize(l.blocks, l.workers, seeded);
+      this.pool.publish(Math.ceil(l.blocks / chunk), () => {
+        for (let a = 0; a < l.values.length; a++) {
+          const m = l.values[a]!;
+          const at = CTL.ARGS_BYTE + a * 8;
+          i32[CTL.ARG_TAGS + a] = m.tag;
+          if (m.tag === ArgTag.F32) dv.setFloat32(at, m.value as number, true);
+          else if (m.tag === ArgTag.F64) dv.setFloat64(at, m.value as number, true);
+          else if (m.tag === ArgTag.I64) dv.setBigInt64(at, m.value as bigint, true);
+          else dv.setUint32(at, (m.value as number) >>> 0, true);
+        }
+        i32[CTL.COMMAND] = Command.Run;
+        i32[CTL.KERNEL] = l.index;
+        i32[CTL.NARGS] = l.values.length;
+        i32[CTL.GRID_X] = l.grid.x; i32[CTL.GRID_Y] = l.grid.y; i32[CTL.GRID_Z] = l.grid.z;
+        i32[CTL.BLOCK_X] = l.block.x; i32[CTL.BLOCK_Y] = l.block.y; i32[CTL.BLOCK_Z] = l.block.z;
+        i32[CTL.SHARED_BYTES] = l.sharedBytes;
+        const [lo, hi] = splitSeed(l.seed);
+        i32[CTL.SEEDED] = seeded ? 1 : 0;
+        i32[CTL.SEED_LO] = lo | 0; i32[CTL.SEED_HI] = hi | 0;
+        i32[CTL.CHUNK_BLOCKS] = chunk;
+        i32[CTL.ACTIVE_WORKERS] = l.workers;
+        dv.setFloat64(CTL.TOTAL_BLOCKS_BYTE, l.blocks, true);
+      });
+      const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal);
+      const elapsedMs = performance.now() - t0;
+      if (outcome !== 'done') {
+        await this.pool.stop(STOP_GRACE_MS);
+        if (outcome === 'timeout') throw new KernelTimeoutError(l.kernel.name, l.timeoutMs);
+        throw new LaunchAbortedError(l.kernel.name, l.signal?.reason);
+      }
+      if (Atomics.load(i32, CTL.ERROR) !== 0) throw this.trapError(l);
+      return {
+        kernel: l.kernel.name, backend: this.backend, grid: l.grid, block: l.block, blocks: l.blocks,
+        threadsPerBlock: l.block.x * l.block.y * l.block.z, sharedBytes: l.sharedBytes, workers: l.workers,
+        elapsedMs, seed: seeded ? l.seed : null,
+      };
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private trapError(l: PreparedLaunch): KernelError {
+    const len = this.i32[CTL.ERROR_MSG_LEN]!;
+    const msg = new TextDecoder().decode(new Uint8Array(this.memory.buffer, CTL.ERROR_MSG_BYTE, len).slice());
+    const linear = this.dv.getFloat64(CTL.ERROR_BLOCK_BYTE, true);
+    const gxy = l.grid.x * l.grid.y;
+    const z = Math.floor(linear / gxy);
+    const r = linear - z * gxy;
+    const y = Math.floor(r / l.grid.x);
+    return new KernelError(l.kernel.name, { x: r - y * l.grid.x, y, z }, msg);
+  }
+
+  private checkAlive(): void {
+    if (this.destroyed) throw new DeviceDestroyedError('the device was destroyed');
+  }
+
+  /** @internal Orders host transfers after queued launches. */
+  async idle(): Promise<void> {
+    this.checkAlive();
+    if (this.busy) await this.queue.catch(() => undefined);
+    this.checkAlive();
+  }
+
+  get isDestroyed(): boolean { return this.destroyed; }
+
+  /** Ends the workers and invalidates every array. Safe to call twice. */
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    await this.synchronize();
+    this.destroyed = true;
+    for (const a of this.live) a.markFreed();
+    this.live.clear();
+    await this.pool.destroy();
+  }
+}
+
+interface Marshalled { tag: number; value: number | bigint }
+
+interface PreparedLaunch {
+  kernel: Kernel; index: number; grid: Dim3; block: Dim3; blocks: number; sharedBytes: number; workers: number;
+  timeoutMs: number; seed: number; values: Marshalled[]; signal: AbortSignal | undefined;
+}
+
+/**
+ * Blocks claimed per atomic add: enough to make claiming cheap, few enough to balance the
+ * load (≈16 claims per worker), and at least total/2³⁰ so the chunk counter stays in i32.
+ */
+function chunkSize(blocks: number, workers: number, seeded: boolean): number {
+  if (seeded) return Math.max(1, Math.ceil(blocks / 2 ** 30));
+  const balanced = Math.floor(blocks / (workers * 16));
+  return Math.max(1, Math.min(64, balanced), Math.ceil(blocks / 2 ** 30));
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
+  return `${typeof v} ${String(v)}`;
+}
+
+export class WasmDeviceArray<D extends DType> implements DeviceArray<D> {
+  private isFreed = false;
+  readonly byteLength: number;
+
+  constructor(readonly device: Device, readonly dtype: D, readonly length: number, readonly byteOffset: number) {
+    this.byteLength = length * DTYPES[dtype].bytes;
+  }
+
+  get freed(): boolean { return this.isFreed; }
+
+  /** @internal */
+  markFreed(): void { this.isFreed = true; }
+
+  private checkLive(what: string): void {
+    if (this.isFreed) {
+      throw new UseAfterFreeError(`${what} on a freed ${this.dtype}[${this.length}] array` +
+        (this.device.isDestroyed ? ' (its device was destroyed)' : ''));
+    }
+  }
+
+  private range(start: number | undefined, end: number | undefined, what: string): [number, number] {
+    const s = start ?? 0;
+    const e = end ?? this.length;
+    if (!Number.isInteger(s) || !Number.isInteger(e) || s < 0 || e > this.length || s > e) {
+      throw new BufferMismatchError(`${what}: range [${s}, ${e}) is outside the array's ${this.length} elements`);
+    }
+    return [s, e];
+  }
+
+  /**
+   * A live view of the device memory (no copy). Valid only while no launch is running on the
+   * device; prefer `read()`.
+   */
+  unsafeView(): TypedArrayOf[D] {
+    this.checkLive('unsafeView');
+    return viewOf(this.dtype, this.device.memory.buffer, this.byteOffset, this.length);
+  }
+
+  async upload(data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>, offset = 0): Promise<void> {
+    this.checkLive('upload');
+    const kind = dtypeOfArray(data);
+    if (ArrayBuffer.isView(data) && kind !== this.dtype) {
+      throw new BufferMismatchError(`upload: expected ${this.dtype} data (a ${DTYPES[this.dtype].ctor.name}), got ${kind ?? (data as object).constructor.name}`);
+    }
+    if (!ArrayBuffer.isView(data) && (typeof data !== 'object' || data === null || typeof (data as ArrayLike<unknown>).length !== 'number')) {
+      throw new BufferMismatchError(`upload: expected a typed array or array of ${this.dtype}, got ${describe(data)}`);
+    }
+    if (!Number.isInteger(offset) || offset < 0 || offset + data.length > this.length) {
+      throw new BufferMismatchError(`upload: ${data.length} elements at offset ${offset} do not fit the array's ${this.length} elements`);
+    }
+    await this.device.idle();
+    this.checkLive('upload');
+    const view = viewOf(this.dtype, this.device.memory.buffer, this.byteOffset + offset * DTYPES[this.dtype].bytes, data.length);
+    try {
+      (view as unknown as { set(a: ArrayLike<unknown>): void }).set(data as ArrayLike<unknown>);
+    } catch (e) {
+      throw new BufferMismatchError(`upload: data does not convert to ${this.dtype}: ${(e as Error).message}`);
+    }
+  }
+
+  async read(start?: number, end?: number): Promise<TypedArrayOf[D]> {
+    this.checkLive('read');
+    const [s, e] = this.range(start, end, 'read');
+    await this.device.idle();
+    this.checkLive('read');
+    const bytes = DTYPES[this.dtype].bytes;
+    const copy = new Uint8Array(this.device.memory.buffer, this.byteOffset + s * bytes, (e - s) * bytes).slice();
+    return viewOf(this.dtype, copy.buffer, 0, e - s);
+  }
+
+  async fill(value: ScalarOf<D>, start?: number, end?: number): Promise<void> {
+    this.checkLive('fill');
+    const [s, e] = this.range(start, end, 'fill');
+    const is64 = this.dtype === 'i64' || this.dtype === 'u64';
+    if (is64 ? typeof value !== 'bigint' : typeof value !== 'number') {
+      throw new BufferMismatchError(`fill: expected a ${is64 ? 'bigint' : 'number'} for ${this.dtype}, got ${describe(value)}`);
+    }
+    await this.device.idle();
+    this.checkLive('fill');
+    (viewOf(this.dtype, this.device.memory.buffer, this.byteOffset, this.length) as unknown as { fill(v: unknown, s: number, e: number): void }).fill(value, s, e);
+  }
+
+  free(): void {
+    this.checkLive('free');
+    this.isFreed = true;
+    this.device.releaseArray(this as unknown as WasmDeviceArray<DType>);
+  }
+}

@@ -1,0 +1,75 @@
+// Every failure simt reports is one of these classes, so callers can `instanceof` them and
+// the message alone says what was wrong. After any of them the device stays usable.
+
+/** Base class of every simt error. */
+export class SimtError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** An allocation asked for more bytes than the device heap has free (largest free block). */
+export class OutOfDeviceMemoryError extends SimtError {
+  constructor(readonly requestedBytes: number, readonly freeBytes: number, readonly largestFreeBytes: number) {
+    super(`out of device memory: requested ${requestedBytes} bytes, ${freeBytes} bytes free ` +
+      `(largest free block ${largestFreeBytes} bytes)`);
+  }
+}
+
+/** A device memory size that wasm32 cannot address, or that is not usable. */
+export class MemorySizeError extends SimtError {}
+
+/** A device array was used after `free()` (or its device was destroyed). */
+export class UseAfterFreeError extends SimtError {}
+
+/** Host data whose length or element type does not match the device array. */
+export class BufferMismatchError extends SimtError {}
+
+/** A launch configuration outside CUDA's limits (grid, block, shared bytes). */
+export class LaunchConfigError extends SimtError {}
+
+/** Dynamic shared memory above the device's limit. */
+export class SharedMemoryLimitError extends LaunchConfigError {
+  constructor(readonly requestedBytes: number, readonly limitBytes: number) {
+    super(`shared memory over the limit: the launch asks for ${requestedBytes} bytes, the device allows ${limitBytes}`);
+  }
+}
+
+/** An argument that does not match the kernel's declared parameter. */
+export class KernelArgumentError extends SimtError {
+  constructor(readonly kernel: string, readonly parameter: string, problem: string) {
+    super(`kernel ${kernel}: parameter '${parameter}': ${problem}`);
+  }
+}
+
+/** A kernel trapped (unreachable, out-of-bounds access, division by zero, ...). */
+export class KernelError extends SimtError {
+  constructor(
+    readonly kernel: string,
+    readonly blockIdx: { x: number; y: number; z: number },
+    readonly trap: string,
+  ) {
+    super(`kernel ${kernel} trapped in block (${blockIdx.x}, ${blockIdx.y}, ${blockIdx.z}): ${trap}`);
+  }
+}
+
+/** A launch that did not finish within its time limit; the pool was restarted. */
+export class KernelTimeoutError extends SimtError {
+  constructor(readonly kernel: string, readonly timeoutMs: number) {
+    super(`kernel ${kernel} did not finish within ${timeoutMs} ms; the launch was aborted and the workers restarted`);
+  }
+}
+
+/** A launch cancelled through its AbortSignal. */
+export class LaunchAbortedError extends SimtError {
+  constructor(readonly kernel: string, reason?: unknown) {
+    super(`kernel ${kernel}: launch aborted${reason === undefined ? '' : `: ${String(reason)}`}`);
+  }
+}
+
+/** The device was destroyed. */
+export class DeviceDestroyedError extends SimtError {}
+
+/** A backend that cannot run here (e.g. no WebGPU adapter), or an unknown backend name. */
+export class BackendUnavailableError extends SimtError {}

@@ -1,0 +1,39 @@
+// Kernel declarations: the launch contract of a kernel, visible where it is declared (as
+// xpu does). A declaration names the wasm export and lists the parameters in order, each a
+// device array of a dtype ('f32[]') or a scalar ('i32'); launches are checked against it.
+
+import { type DType, isDType } from './dtypes.js';
+
+export type ScalarDType = 'i32' | 'u32' | 'f32' | 'f64' | 'i64' | 'u64';
+export type ParamSpec = `${DType}[]` | ScalarDType;
+
+export type Param =
+  | { readonly name: string; readonly kind: 'array'; readonly dtype: DType }
+  | { readonly name: string; readonly kind: 'scalar'; readonly dtype: ScalarDType };
+
+export interface Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSpec>> {
+  /** The kernel's name: the AssemblyScript export (and the WGSL file) of the same name. */
+  readonly name: string;
+  readonly params: readonly Param[];
+  /** The spec object it was declared with (for typing launch arguments). */
+  readonly spec: P;
+}
+
+const SCALARS: readonly string[] = ['i32', 'u32', 'f32', 'f64', 'i64', 'u64'];
+
+/**
+ * Declares a kernel: `defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' })`.
+ * Parameter order is the object's key order, which is the AS function's parameter order.
+ */
+export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P): Kernel<P> {
+  const params: Param[] = Object.entries(spec).map(([pname, s]) => {
+    if (s.endsWith('[]')) {
+      const d = s.slice(0, -2);
+      if (!isDType(d)) throw new TypeError(`kernel ${name}: parameter '${pname}': unknown dtype '${d}'`);
+      return { name: pname, kind: 'array', dtype: d };
+    }
+    if (!SCALARS.includes(s)) throw new TypeError(`kernel ${name}: parameter '${pname}': unknown scalar type '${s}'`);
+    return { name: pname, kind: 'scalar', dtype: s as ScalarDType };
+  });
+  return Object.freeze({ name, params: Object.freeze(params), spec });
+}

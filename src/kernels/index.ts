@@ -1,0 +1,36 @@
+// The kernels simt ships, declared once. Each name is an AssemblyScript export in
+// assembly/index.ts; the parameter order is the AS function's.
+import { defineKernel } from '../kernel.js';
+
+/** Seed 002: B[blockIdx.x] = max over the block's grid-stride slice of A[0..N). Shared: 4·blockDim.x bytes. */
+export const vecMax = defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' });
+/** As vecMax, with min. */
+export const vecMin = defineKernel('vecMin', { A: 'f32[]', B: 'f32[]', N: 'i32' });
+/** f64-accumulated sum of f32: B[blockIdx.x] = the block's partial (f64). Shared: 8·blockDim.x bytes. */
+export const vecSum = defineKernel('vecSum', { A: 'f32[]', B: 'f64[]', N: 'i32' });
+/** Seed 000: CMS pixel countModules. */
+export const countModules = defineKernel('countModules', {
+  id: 'u16[]', moduleStart: 'u32[]', clusterId: 'i32[]', numElements: 'i32', nMaxModules: 'u32',
+});
+
+/** Runtime probes used by the tests and benchmarks. */
+export const emptyKernel = defineKernel('emptyKernel', {});
+export const writeIndices = defineKernel('writeIndices', { out: 'i32[]' });
+export const trapInBlock = defineKernel('trapInBlock', { counter: 'i32[]', badBlock: 'i32' });
+export const divide = defineKernel('divide', { a: 'i32[]', b: 'i32[]', out: 'i32[]', n: 'i32' });
+export const readAddress = defineKernel('readAddress', { addr: 'u32', out: 'i32[]' });
+export const spin = defineKernel('spin', { iterations: 'i32', out: 'i32[]' });
+export const atomicProbe = defineKernel('atomicProbe', {
+  op: 'i32', target: 'u8[]', operands: 'u8[]', operands2: 'u8[]', olds: 'u8[]', n: 'i32',
+});
+export const warpProbe = defineKernel('warpProbe', {
+  op: 'i32', arg: 'i32', width: 'i32', mask: 'u32', vals: 'i32[]', aux: 'i32[]', out: 'i32[]',
+});
+export const blockPredicateProbe = defineKernel('blockPredicateProbe', { preds: 'i32[]', out: 'i32[]' });
+export const neighbourSum = defineKernel('neighbourSum', { input: 'i32[]', out: 'i32[]', n: 'i32' });
+export const orderProbe = defineKernel('orderProbe', { log: 'u32[]', n: 'i32' });
+
+export const builtinKernels = {
+  vecMax, vecMin, vecSum, countModules, emptyKernel, writeIndices, trapInBlock, divide, readAddress, spin,
+  atomicProbe, warpProbe, blockPredicateProbe, neighbourSum, orderProbe,
+};

@@ -1,0 +1,72 @@
+// The device's one shared memory:
+//
+//   0        control page (CONTROL_BYTES): launch words, each hot word on its own 128-byte line
+//   65536    static data of the kernels module (its stripped data segments)
+//   …        per-worker scratch regions (shared memory + registers of the running block)
+//   …        device heap: what `device.alloc` hands out, 128-byte aligned
+//
+// The control page is the launch protocol between the host and the workers; the word indices
+// below are Int32Array indices (byte offset / 4).
+
+export const PAGE_BYTES = 65536;
+export const CONTROL_BYTES = 65536;
+export const MEMORY_BASE = 65536;
+export const MAX_WASM32_BYTES = 65536 * PAGE_BYTES; // 4 GiB: wasm32's addressable limit
+export const HEAP_ALIGN = 128;
+
+const LINE = 128 / 4; // words per 128-byte line
+
+export const CTL = {
+  /**
+   * Launch generation, a seqlock: odd while the host writes a launch description, even once
+   * it is complete. Workers wait for it to change to a new even value, read the description,
+   * and accept it only if the word did not change meanwhile.
+   */
+  GEN: 0,
+  /**
+   * Block claims, a 64-bit word at byte CLAIM_BYTE: high half the generation the claims belong
+   * to, low half the next chunk. Workers claim a chunk by compare-exchange, so a worker that
+   * wakes late can never claim blocks of a later launch with an earlier launch's arguments.
+   */
+  CLAIM_BYTE: 1 * LINE * 4,
+  /** Chunks completed in this launch (the launch is over when it reaches TOTAL_CHUNKS). */
+  CHUNKS_DONE: 2 * LINE,
+  /** Workers between "about to claim" and "done with the claimed chunk" (for aborts). */
+  IN_FLIGHT: 13 * LINE,
+  /** Bumped (and notified) by workers whenever a chunk ends or a worker leaves the launch. */
+  PROGRESS: 14 * LINE,
+  /** Set by the host (timeout/abort) or a trapping worker: stop claiming blocks. */
+  ABORT: 3 * LINE,
+  /** 0: no error; 1: a worker trapped (details below). */
+  ERROR: 4 * LINE,
+  ERROR_WORKER: 4 * LINE + 1,
+  ERROR_MSG_LEN: 4 * LINE + 2,
+  /** f64 slot (byte offset ERROR_BLOCK_BYTE): linear index of the trapping block. */
+  ERROR_BLOCK_BYTE: (4 * LINE + 4) * 4,
+  ERROR_MSG_BYTE: (4 * LINE + 8) * 4,
+  ERROR_MSG_MAX: 512,
+  /** Launch description, written before GEN is bumped. */
+  COMMAND: 8 * LINE, // 0 run, 1 shutdown
+  KERNEL: 8 * LINE + 1,
+  GRID_X: 8 * LINE + 2, GRID_Y: 8 * LINE + 3, GRID_Z: 8 * LINE + 4,
+  BLOCK_X: 8 * LINE + 5, BLOCK_Y: 8 * LINE + 6, BLOCK_Z: 8 * LINE + 7,
+  SHARED_BYTES: 8 * LINE + 8,
+  SEEDED: 8 * LINE + 9,
+  SEED_LO: 8 * LINE + 10, SEED_HI: 8 * LINE + 11,
+  CHUNK_BLOCKS: 8 * LINE + 12,
+  ACTIVE_WORKERS: 8 * LINE + 13,
+  NARGS: 8 * LINE + 14,
+  POOL_SIZE: 8 * LINE + 15,
+  TOTAL_CHUNKS: 8 * LINE + 18,
+  /** f64 slot: total blocks of the launch (≤ 2⁵³). */
+  TOTAL_BLOCKS_BYTE: (8 * LINE + 16) * 4,
+  /** Argument slots: 8 bytes each, MAX_ARGS of them. */
+  ARGS_BYTE: 9 * LINE * 4,
+  MAX_ARGS: 32,
+  /** One i32 tag per argument: 'p','i','u','f','d','l' as char codes (see protocol.ts). */
+  ARG_TAGS: 11 * LINE,
+  /** Per-worker heartbeat words (worker i at HEARTBEAT + i), for diagnostics. */
+  HEARTBEAT: 16 * LINE,
+} as const;
+
+export const enum Command { Run = 0, Shutdown = 1 }

@@ -1,0 +1,89 @@
+// The few things that differ between Node and browsers: where files come from and how a
+// worker is started. Everything else in simt is the same code in both.
+
+export const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+
+/** The package root (the folder holding package.json), found from this file in src/ or dist/src/. */
+export async function packageRootUrl(): Promise<URL> {
+  const here = new URL('.', import.meta.url);
+  // src/platform.ts → ../ ; dist/src/platform.js → ../../
+  if (isNode) {
+    const { existsSync } = await import('node:fs');
+    const { fileURLToPath } = await import('node:url');
+    for (const up of ['../', '../../', '../../../']) {
+      const u = new URL(up, here);
+      if (existsSync(fileURLToPath(new URL('package.json', u))) && existsSync(fileURLToPath(new URL('assembly/', u)))) return u;
+      if (existsSync(fileURLToPath(new URL('build/kernels.wasm', u)))) return u;
+    }
+  }
+  return new URL(here.pathname.includes('/dist/') ? '../../' : '../', here);
+}
+
+/** Reads a file of the package as bytes (fs in Node, fetch in browsers). */
+export async function readPackageFile(relative: string): Promise<Uint8Array> {
+  const url = new URL(relative, await packageRootUrl());
+  if (isNode) {
+    const { readFile } = await import('node:fs/promises');
+    const { fileURLToPath } = await import('node:url');
+    return new Uint8Array(await readFile(fileURLToPath(url)));
+  }
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** A started worker, whichever the platform. */
+export interface WorkerHandle {
+  post(message: unknown): void;
+  onMessage(fn: (m: unknown) => void): void;
+  onError(fn: (e: Error) => void): void;
+  terminate(): Promise<void>;
+}
+
+/** The URL of the built worker script (dist/src/pool/worker.js). */
+async function workerUrl(): Promise<URL> {
+  const sibling = new URL('./pool/worker.js', import.meta.url);
+  if (isNode) {
+    const { existsSync } = await import('node:fs');
+    const { fileURLToPath } = await import('node:url');
+    if (existsSync(fileURLToPath(sibling))) return sibling;
+    const built = new URL('dist/src/pool/worker.js', await packageRootUrl());
+    if (!existsSync(fileURLToPath(built))) {
+      throw new Error(`the worker script ${fileURLToPath(built)} is missing: run \`npm run build\` first`);
+    }
+    return built;
+  }
+  return sibling;
+}
+
+export async function startWorker(name: string): Promise<WorkerHandle> {
+  const url = await workerUrl();
+  if (isNode) {
+    const { Worker } = await import('node:worker_threads');
+    const w = new Worker(url, { name });
+    // A process that forgets device.destroy() must still exit: workers never hold it open.
+    w.unref();
+    return {
+      post: (m) => w.postMessage(m),
+      onMessage: (fn) => { w.on('message', fn); },
+      onError: (fn) => { w.on('error', fn); },
+      terminate: async () => { await w.terminate(); },
+    };
+  }
+  const w = new Worker(url, { type: 'module', name });
+  return {
+    post: (m) => w.postMessage(m),
+    onMessage: (fn) => { w.addEventListener('message', (e) => fn(e.data)); },
+    onError: (fn) => { w.addEventListener('error', (e) => fn(new Error(e.message))); },
+    terminate: async () => { w.terminate(); },
+  };
+}
+
+export async function defaultWorkerCount(): Promise<number> {
+  if (isNode) {
+    const os = await import('node:os');
+    return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  }
+  const nav = (globalThis as unknown as { navigator?: { hardwareConcurrency?: number } }).navigator;
+  return Math.max(1, nav?.hardwareConcurrency ?? 1);
+}

@@ -1,0 +1,186 @@
+// The host side of the worker pool: starts the workers on the device memory, publishes one
+// launch at a time through the control page (layout.ts), waits for it, and restarts the
+// workers when a launch must be killed (timeout, or an abort of a kernel that never returns).
+
+import { CTL, Command } from '../layout.js';
+import { startWorker, type WorkerHandle } from '../platform.js';
+import type { WorkerInit, WorkerReply } from './protocol.js';
+
+export interface PoolConfig {
+  module: WebAssembly.Module;
+  memory: WebAssembly.Memory;
+  workers: number;
+  scratchBase: number;
+  scratchStride: number;
+  sharedLimit: number;
+  kernelNames: string[];
+  /** How long workers spin on the generation word before they sleep (µs). */
+  spinMicros: number;
+  /** How long the host spins on completion before it blocks (µs). */
+  hostSpinMicros: number;
+  /** How long the host may block its thread on completion before it awaits asynchronously (ms). */
+  syncWaitMs: number;
+}
+
+export type WaitOutcome = 'done' | 'timeout' | 'aborted';
+
+const now = (): number => performance.now();
+const CLOSED = 0xffffffffn;
+
+/** Whether this thread may block in Atomics.wait (Node's main thread may; a browser's may not). */
+const canBlock = (() => {
+  try { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0); return true; } catch { return false; }
+})();
+
+export class WorkerPool {
+  private handles: WorkerHandle[] = [];
+  private readonly i32: Int32Array;
+  private readonly i64: BigInt64Array;
+  private readonly CLAIM = CTL.CLAIM_BYTE / 8;
+  private genTag = 0n;
+
+  private constructor(private readonly cfg: PoolConfig) {
+    this.i32 = new Int32Array(cfg.memory.buffer);
+    this.i64 = new BigInt64Array(cfg.memory.buffer, 0, CTL.CLAIM_BYTE / 8 + 1);
+  }
+
+  static async start(cfg: PoolConfig): Promise<WorkerPool> {
+    const pool = new WorkerPool(cfg);
+    await pool.spawn();
+    return pool;
+  }
+
+  get size(): number { return this.cfg.workers; }
+
+  private async spawn(): Promise<void> {
+    Atomics.store(this.i32, CTL.POOL_SIZE, this.cfg.workers);
+    const handles = await Promise.all(
+      Array.from({ length: this.cfg.workers }, (_, k) => startWorker(`simt-worker-${k}`)),
+    );
+    this.handles = handles;
+    await Promise.all(handles.map((h, k) => new Promise<void>((resolve, reject) => {
+      h.onMessage((m) => {
+        const r = m as WorkerReply;
+        if (r.type === 'ready') resolve();
+        else reject(new Error(`worker ${k} failed to start: ${r.message}`));
+      });
+      h.onError((e) => reject(e));
+      const init: WorkerInit = {
+        module: this.cfg.module,
+        memory: this.cfg.memory,
+        workerIndex: k,
+        scratchBase: this.cfg.scratchBase + k * this.cfg.scratchStride,
+        sharedLimit: this.cfg.sharedLimit,
+        kernelNames: this.cfg.kernelNames,
+        spinMicros: this.cfg.spinMicros,
+      };
+      h.post(init);
+    })));
+  }
+
+  /**
+   * Publishes a launch: `write` fills in the description while the generation is odd (the
+   * seqlock is held), then the generation becomes even and the workers are woken.
+   */
+  publish(totalChunks: number, write: () => void): void {
+    const i32 = this.i32;
+    const gen = Atomics.add(i32, CTL.GEN, 1) + 1; // odd: writing
+    write();
+    Atomics.store(i32, CTL.TOTAL_CHUNKS, totalChunks);
+    Atomics.store(i32, CTL.CHUNKS_DONE, 0);
+    Atomics.store(i32, CTL.ERROR, 0);
+    const next = (gen + 1) | 0;
+    this.genTag = BigInt.asIntN(64, BigInt(next >>> 0) << 32n);
+    Atomics.store(this.i64, this.CLAIM, this.genTag);
+    Atomics.store(i32, CTL.GEN, next); // even: published
+    Atomics.notify(i32, CTL.GEN);
+  }
+
+  private closed(): boolean {
+    return (Atomics.load(this.i64, this.CLAIM) & 0xffffffffn) === CLOSED;
+  }
+
+  /** The launch is over: every chunk done, or claims closed (trap/abort) and no block running. */
+  private finished(): boolean {
+    const i32 = this.i32;
+    if (Atomics.load(i32, CTL.CHUNKS_DONE) >= Atomics.load(i32, CTL.TOTAL_CHUNKS)) return true;
+    return this.closed() && Atomics.load(i32, CTL.IN_FLIGHT) === 0;
+  }
+
+  /**
+   * Waits for the launch to end: spins for `hostSpinMicros` (short launches end within it),
+   * then blocks on the futex for up to `syncWaitMs` where this thread may block, then awaits
+   * Atomics.waitAsync in short slices so a deadline or an AbortSignal is noticed promptly.
+   */
+  async wait(deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+    const i32 = this.i32;
+    if (this.finished()) return 'done';
+    const spinUntil = now() + this.cfg.hostSpinMicros / 1000;
+    let spins = 0;
+    while (!this.finished()) {
+      if ((++spins & 63) === 0 && now() > spinUntil) break;
+    }
+    if (this.cfg.syncWaitMs > 0 && canBlock) {
+      const until = Math.min(deadline, now() + this.cfg.syncWaitMs);
+      for (;;) {
+        const seen = Atomics.load(i32, CTL.PROGRESS);
+        if (this.finished()) return 'done';
+        const left = until - now();
+        if (left <= 0) break;
+        Atomics.wait(i32, CTL.PROGRESS, seen, left);
+      }
+    }
+    // A timer keeps the process alive while a launch is in flight (workers are unref'd).
+    let keepAlive: ReturnType<typeof setInterval> | undefined;
+    try {
+      for (;;) {
+        const seen = Atomics.load(i32, CTL.PROGRESS);
+        if (this.finished()) return 'done';
+        if (signal?.aborted) return 'aborted';
+        const left = deadline - now();
+        if (left <= 0) return 'timeout';
+        keepAlive ??= setInterval(() => undefined, 1000);
+        const w = Atomics.waitAsync(i32, CTL.PROGRESS, seen, Math.min(left, 20));
+        if (w.async) await w.value;
+      }
+    } finally {
+      if (keepAlive !== undefined) clearInterval(keepAlive);
+    }
+  }
+
+  /**
+   * Stops the current launch: closes the claims, gives running blocks `graceMs` to finish,
+   * and restarts the workers if one does not (a kernel that never returns).
+   * Returns true when the pool was restarted.
+   */
+  async stop(graceMs: number): Promise<boolean> {
+    for (;;) {
+      const cur = Atomics.load(this.i64, this.CLAIM);
+      if ((cur & ~0xffffffffn) !== this.genTag) break;
+      if (Atomics.compareExchange(this.i64, this.CLAIM, cur, this.genTag | CLOSED) === cur) break;
+    }
+    const deadline = now() + graceMs;
+    while (Atomics.load(this.i32, CTL.IN_FLIGHT) !== 0 && now() < deadline) {
+      const seen = Atomics.load(this.i32, CTL.PROGRESS);
+      const w = Atomics.waitAsync(this.i32, CTL.PROGRESS, seen, 10);
+      if (w.async) await w.value;
+    }
+    if (Atomics.load(this.i32, CTL.IN_FLIGHT) === 0) return false;
+    await this.restart();
+    return true;
+  }
+
+  async restart(): Promise<void> {
+    await Promise.all(this.handles.map((h) => h.terminate()));
+    this.handles = [];
+    // The killed workers may have left IN_FLIGHT raised: nobody is in flight now.
+    Atomics.store(this.i32, CTL.IN_FLIGHT, 0);
+    await this.spawn();
+  }
+
+  async destroy(): Promise<void> {
+    this.publish(0, () => { this.i32[CTL.COMMAND] = Command.Shutdown; });
+    await Promise.all(this.handles.map((h) => h.terminate()));
+    this.handles = [];
+  }
+}

@@ -1,0 +1,22 @@
+// What the host sends a worker once, at start. Everything after that goes through the
+// control page (see layout.ts).
+
+export interface WorkerInit {
+  module: WebAssembly.Module;
+  memory: WebAssembly.Memory;
+  workerIndex: number;
+  scratchBase: number;
+  sharedLimit: number;
+  /** Kernel export names; a launch names its kernel by index into this list. */
+  kernelNames: string[];
+  /** How long a worker spins on the generation word before it sleeps (µs). */
+  spinMicros: number;
+}
+
+export type WorkerReply = { type: 'ready'; workerIndex: number } | { type: 'fatal'; message: string };
+
+/**
+ * Argument tags in the control page, one per argument: how the worker decodes the 8-byte slot
+ * before passing it to the wasm export.
+ */
+export const ArgTag = { Pointer: 112 /* p */, I32: 105 /* i */, U32: 117 /* u */, F32: 102 /* f */, F64: 100 /* d */, I64: 108 /* l */ } as const;

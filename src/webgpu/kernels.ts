@@ -1,0 +1,132 @@
+/**
+ * The WGSL kernels: their parameter lists (for marshalling by the device layer) and loading of
+ * their sources.
+ *
+ * Each kernel `NAME` lives in `assembly/kernels/NAME.wgsl`, beside the AssemblyScript kernel of
+ * the same name, with entry point `NAME`. Parameters are listed in CUDA declaration order; arrays
+ * map to bindings 0..k-1 and scalars to the Launch uniform's words after its 16-byte header (see
+ * src/webgpu/runtime.ts).
+ */
+
+export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32';
+
+export interface WgslParam {
+  name: string;
+  kind: 'array' | 'scalar';
+  dtype: WgslDtype;
+}
+
+export interface WgslKernelInfo {
+  name: string;
+  entryPoint: string;
+  params: readonly WgslParam[];
+  /** BLOCK_X must be a power of two (tree reductions). */
+  powerOfTwoBlock: boolean;
+}
+
+const arr = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'array', dtype });
+const scal = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'scalar', dtype });
+
+const reduction = (name: string): WgslKernelInfo => ({
+  name,
+  entryPoint: name,
+  params: [arr('A', 'f32'), arr('B', 'f32'), scal('N', 'i32')],
+  powerOfTwoBlock: true,
+});
+
+export const WGSL_KERNELS = {
+  vecMax: reduction('vecMax'),
+  vecMin: reduction('vecMin'),
+  vecSum: reduction('vecSum'),
+  countModules: {
+    name: 'countModules',
+    entryPoint: 'countModules',
+    // `id` is u16 on the host; WGSL binds the same bytes as array<u32> (two per word).
+    params: [
+      arr('id', 'u16'),
+      arr('moduleStart', 'u32'),
+      arr('clusterId', 'i32'),
+      scal('numElements', 'i32'),
+      scal('nMaxModules', 'u32'),
+    ],
+    powerOfTwoBlock: false,
+  },
+} as const satisfies Record<string, WgslKernelInfo>;
+
+export type WgslKernelName = keyof typeof WGSL_KERNELS;
+
+/** The id value countModules skips (CMS `invalidModuleId`). */
+export const INVALID_MODULE_ID = 65534;
+
+/**
+ * Packs scalar argument values into the 32-bit words of the Launch uniform (after its header),
+ * in the kernel's scalar-parameter order: i32/u32 as integers, f32 bitcast.
+ */
+export function packScalars(params: readonly WgslParam[], values: readonly number[]): Uint32Array {
+  const scalars = params.filter((p) => p.kind === 'scalar');
+  if (scalars.length !== values.length) {
+    throw new RangeError(`expected ${scalars.length} scalar arguments, got ${values.length}`);
+  }
+  const words = new Uint32Array(scalars.length);
+  const f32 = new Float32Array(words.buffer);
+  const i32 = new Int32Array(words.buffer);
+  scalars.forEach((p, k) => {
+    const v = values[k]!;
+    if (p.dtype === 'f32') f32[k] = v;
+    else if (p.dtype === 'i32') i32[k] = v;
+    else words[k] = v;
+  });
+  return words;
+}
+
+const isNode = (): boolean =>
+  typeof process !== 'undefined' && typeof process.versions === 'object' && !!process.versions.node;
+
+const sourceCache = new Map<string, Promise<string>>();
+
+/**
+ * The WGSL source of `name` (a kernel name like 'vecMax', or 'wgsl/cuda_atomics'), read from
+ * `assembly/kernels/<name>.wgsl` under the package root. The package root is found from this
+ * module's URL: two levels up from src/webgpu/ (running from source) or three from
+ * dist/src/webgpu/ (compiled); in Node we walk up until the file exists.
+ */
+export function loadWgsl(name: string): Promise<string> {
+  if (!/^[A-Za-z0-9_]+(\/[A-Za-z0-9_]+)*$/.test(name)) return Promise.reject(new Error(`bad WGSL name '${name}'`));
+  let p = sourceCache.get(name);
+  if (!p) {
+    p = isNode() ? loadNode(name) : loadBrowser(name);
+    sourceCache.set(name, p);
+    p.catch(() => sourceCache.delete(name));
+  }
+  return p;
+}
+
+async function loadNode(name: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const { existsSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const path = await import('node:path');
+  const rel = path.join('assembly', 'kernels', `${name}.wgsl`);
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  const tried: string[] = [];
+  for (let up = 0; up < 6; up++) {
+    const candidate = path.join(dir, rel);
+    tried.push(candidate);
+    if (existsSync(candidate)) return readFile(candidate, 'utf8');
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  throw new Error(`WGSL source '${name}' not found; tried:\n  ${tried.join('\n  ')}`);
+}
+
+async function loadBrowser(name: string): Promise<string> {
+  const tried: string[] = [];
+  for (const prefix of ['../../', '../../../']) {
+    const url = new URL(`${prefix}assembly/kernels/${name}.wgsl`, import.meta.url);
+    tried.push(url.href);
+    const res = await fetch(url);
+    if (res.ok) return res.text();
+  }
+  throw new Error(`WGSL source '${name}' not found; tried:\n  ${tried.join('\n  ')}`);
+}

@@ -1,0 +1,420 @@
+/// <reference types="@webgpu/types" />
+/**
+ * WebGPU runtime for simt kernels: buffers, a pipeline cache and CUDA-style launches.
+ *
+ * ## Binding convention (every WGSL kernel follows it; docs/webgpu.md repeats it)
+ *
+ * For a kernel whose CUDA parameter list has k array parameters and some scalar parameters:
+ *
+ * - `@group(0) @binding(i)` for i in 0..k-1 is the i-th *array* parameter, in declaration order,
+ *   as `var<storage, read_write>` (even when the kernel only reads it: one layout for all).
+ *   16-bit columns are bound as `array<u32>` over the same bytes (two elements per word, element
+ *   i in the low half of word i/2 when i is even) and unpacked in WGSL.
+ * - `@group(0) @binding(k)` is a `var<uniform>` of a struct, conventionally named `Launch`:
+ *     offset  0: gridDim: vec3u      the whole CUDA grid (not the per-dispatch slice)
+ *     offset 12: blockOffset: u32    add to workgroup_id.x to get CUDA blockIdx.x
+ *     offset 16: the scalar parameters, one 32-bit word each, in declaration order
+ *                (`u32`, `i32` or `f32` fields; the host passes them bitcast into a Uint32Array)
+ * - blockDim comes in as WGSL pipeline-overridable constants `BLOCK_X`, `BLOCK_Y`, `BLOCK_Z`
+ *   (declare them `override BLOCK_X: u32 = 256;` ... and use `@workgroup_size(BLOCK_X, BLOCK_Y,
+ *   BLOCK_Z)`); workgroup arrays may be sized by them (`array<f32, BLOCK_X>`). Every override
+ *   the kernel declares among these three is set; the others must not be declared.
+ * - CUDA `gridDim` (x, y, z) becomes the workgroup counts. When grid.x exceeds the device's
+ *   maxComputeWorkgroupsPerDimension (65535 on most adapters), the launch is split into several
+ *   dispatches of at most that many workgroups, in one compute pass; each gets its own Launch
+ *   uniform with `blockOffset` set, so `blockIdx.x = workgroup_id.x + launch.blockOffset`.
+ *   grid.y and grid.z must fit (CUDA limits them to 65535 too).
+ *
+ * ## Prelude
+ *
+ * `assembly/kernels/wgsl/cuda_atomics.wgsl` (CUDA atomicInc/atomicDec, f32 atomicMax/Min/Add by
+ * CAS) is prepended as plain text to every kernel source before compiling, so kernels call the
+ * helpers without declaring them. Compiler messages are mapped back to the kernel's own lines.
+ *
+ * ## Launches
+ *
+ * One command buffer per launch (all chunks in one compute pass). With `timing: true` and the
+ * 'timestamp-query' feature, the pass is bracketed by timestamps and `gpuTimeNs` resolves to the
+ * GPU time of the pass.
+ */
+import type { WebGpuContext } from './gpu.js';
+import { loadWgsl } from './kernels.js';
+
+export type Dim3 = { x: number; y?: number; z?: number };
+
+export interface DispatchDescriptor {
+  /** Kernel WGSL source (without the prelude). */
+  wgsl: string;
+  entryPoint: string;
+  /** CUDA blockDim: set as the BLOCK_X/BLOCK_Y/BLOCK_Z overrides. */
+  workgroupSize: [number, number, number] | readonly [number, number, number];
+  /** CUDA gridDim. */
+  grid: Dim3;
+  /** The kernel's array parameters, in order: binding 0..k-1. */
+  buffers: GPUBuffer[];
+  /** The kernel's scalar parameters as 32-bit words, in order (after the 16-byte header). */
+  scalars?: Uint32Array;
+  /** Bracket the pass with timestamp queries (ignored without 'timestamp-query'). */
+  timing?: boolean;
+  label?: string;
+}
+
+export interface DispatchResult {
+  /** Number of dispatchWorkgroups calls the grid was split into. */
+  dispatches: number;
+  /** GPU time of the compute pass in ns, when timing was requested and is available. */
+  gpuTimeNs?: Promise<number>;
+  /** Resolves when the GPU has finished this launch (and everything before it). */
+  completed(): Promise<void>;
+}
+
+export interface WebGpuRuntimeOptions {
+  /**
+   * WGSL text prepended to every kernel. Default: the cuda_atomics.wgsl prelude. `''` for none.
+   */
+  prelude?: string;
+}
+
+interface PipelineEntry {
+  pipeline: GPUComputePipeline;
+  layout: GPUBindGroupLayout;
+}
+
+const UNIFORM_HEADER_BYTES = 16;
+
+function roundUp(n: number, m: number): number {
+  return Math.ceil(n / m) * m;
+}
+
+export class WebGpuRuntime {
+  readonly ctx: WebGpuContext;
+  readonly device: GPUDevice;
+  readonly prelude: string;
+  private readonly preludeLines: number;
+  private readonly modules = new Map<string, Promise<GPUShaderModule>>();
+  private readonly pipelines = new Map<string, Promise<PipelineEntry>>();
+  private readonly layouts = new Map<number, GPUBindGroupLayout>();
+  private readonly declaredOverrides = new Map<string, Set<string>>();
+
+  private constructor(ctx: WebGpuContext, prelude: string) {
+    this.ctx = ctx;
+    this.device = ctx.device;
+    this.prelude = prelude.length === 0 || prelude.endsWith('\n') ? prelude : prelude + '\n';
+    this.preludeLines = this.prelude.length === 0 ? 0 : this.prelude.split('\n').length - 1;
+  }
+
+  static async create(ctx: WebGpuContext, options: WebGpuRuntimeOptions = {}): Promise<WebGpuRuntime> {
+    const prelude = options.prelude ?? (await loadWgsl('wgsl/cuda_atomics'));
+    return new WebGpuRuntime(ctx, prelude);
+  }
+
+  get maxWorkgroupsPerDimension(): number {
+    return this.device.limits.maxComputeWorkgroupsPerDimension;
+  }
+
+  /** Number of cached pipelines (for tests and diagnostics). */
+  get pipelineCount(): number {
+    return this.pipelines.size;
+  }
+
+  // ---------------------------------------------------------------------------------- buffers
+
+  /**
+   * A storage buffer of at least `byteLength` bytes (rounded up to 4; at least 4 so that empty
+   * arrays can still be bound), zero-filled.
+   */
+  createBuffer(byteLength: number, label?: string): GPUBuffer {
+    if (!Number.isInteger(byteLength) || byteLength < 0) throw new RangeError(`bad buffer size ${byteLength}`);
+    const size = Math.max(4, roundUp(byteLength, 4));
+    if (size > this.device.limits.maxStorageBufferBindingSize) {
+      throw new RangeError(
+        `buffer of ${byteLength} bytes exceeds maxStorageBufferBindingSize ${this.device.limits.maxStorageBufferBindingSize}`,
+      );
+    }
+    return this.device.createBuffer({
+      size,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+      ...(label === undefined ? {} : { label }),
+    });
+  }
+
+  /**
+   * Queues a write of `data` at byte `offset` (a multiple of 4). When data's length is not a
+   * multiple of 4 the write is padded with zero bytes up to the next 4-byte boundary (WebGPU
+   * copies whole words): those up-to-3 bytes past the end are overwritten with zeros.
+   */
+  write(buffer: GPUBuffer, offset: number, data: ArrayBufferView | ArrayBuffer): void {
+    if (offset % 4 !== 0) throw new RangeError(`write offset ${offset} is not a multiple of 4`);
+    const bytes =
+      data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    if (bytes.byteLength === 0) return;
+    let src = bytes;
+    if (bytes.byteLength % 4 !== 0) {
+      src = new Uint8Array(roundUp(bytes.byteLength, 4));
+      src.set(bytes);
+    }
+    if (offset + src.byteLength > buffer.size) {
+      throw new RangeError(`write of ${src.byteLength} bytes at ${offset} overflows buffer of ${buffer.size}`);
+    }
+    this.device.queue.writeBuffer(buffer, offset, src.buffer as ArrayBuffer, src.byteOffset, src.byteLength);
+  }
+
+  /** Reads `byteLength` bytes at `offset` through a MAP_READ staging buffer (after queued work). */
+  async read(buffer: GPUBuffer, offset: number, byteLength: number): Promise<Uint8Array> {
+    if (byteLength === 0) return new Uint8Array(0);
+    const start = offset - (offset % 4);
+    const end = roundUp(offset + byteLength, 4);
+    if (end > buffer.size) throw new RangeError(`read of ${byteLength} bytes at ${offset} overflows buffer of ${buffer.size}`);
+    const staging = this.device.createBuffer({
+      size: end - start,
+      usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST,
+      label: 'simt-read-staging',
+    });
+    try {
+      const enc = this.device.createCommandEncoder();
+      enc.copyBufferToBuffer(buffer, start, staging, 0, end - start);
+      this.device.queue.submit([enc.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      const mapped = new Uint8Array(staging.getMappedRange());
+      const out = mapped.slice(offset - start, offset - start + byteLength);
+      staging.unmap();
+      return out;
+    } finally {
+      staging.destroy();
+    }
+  }
+
+  /** Resolves when all work submitted so far has finished. */
+  finish(): Promise<void> {
+    return this.device.queue.onSubmittedWorkDone();
+  }
+
+  // -------------------------------------------------------------------------------- pipelines
+
+  private layoutFor(nArrays: number): GPUBindGroupLayout {
+    let layout = this.layouts.get(nArrays);
+    if (!layout) {
+      const entries: GPUBindGroupLayoutEntry[] = [];
+      for (let i = 0; i < nArrays; i++) {
+        entries.push({ binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } });
+      }
+      entries.push({ binding: nArrays, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } });
+      layout = this.device.createBindGroupLayout({ entries, label: `simt-layout-${nArrays}` });
+      this.layouts.set(nArrays, layout);
+    }
+    return layout;
+  }
+
+  private module(wgsl: string): Promise<GPUShaderModule> {
+    let p = this.modules.get(wgsl);
+    if (!p) {
+      p = this.compileModule(wgsl);
+      this.modules.set(wgsl, p);
+      p.catch(() => this.modules.delete(wgsl));
+    }
+    return p;
+  }
+
+  private async compileModule(wgsl: string): Promise<GPUShaderModule> {
+    const code = this.prelude + wgsl;
+    this.device.pushErrorScope('validation');
+    const module = this.device.createShaderModule({ code });
+    const info = await module.getCompilationInfo();
+    const error = await this.device.popErrorScope();
+    const errors = info.messages.filter((m) => m.type === 'error');
+    if (errors.length > 0 || error) {
+      const lines = errors.map((m) => {
+        const line = m.lineNum - this.preludeLines;
+        const where = line > 0 ? `kernel line ${line}:${m.linePos}` : `prelude line ${m.lineNum}:${m.linePos}`;
+        return `${where}: ${m.message}`;
+      });
+      if (lines.length === 0 && error) lines.push(error.message);
+      throw new Error(`WGSL compilation failed:\n${lines.join('\n')}`);
+    }
+    return module;
+  }
+
+  private overridesOf(wgsl: string): Set<string> {
+    let s = this.declaredOverrides.get(wgsl);
+    if (!s) {
+      s = new Set();
+      for (const m of wgsl.matchAll(/\boverride\s+(BLOCK_[XYZ])\b/g)) s.add(m[1]!);
+      this.declaredOverrides.set(wgsl, s);
+    }
+    return s;
+  }
+
+  /** The compute pipeline for (source, entry point, workgroup size, number of arrays); cached. */
+  pipeline(
+    wgsl: string,
+    entryPoint: string,
+    workgroupSize: readonly [number, number, number],
+    nArrays: number,
+  ): Promise<PipelineEntry> {
+    const [bx, by, bz] = workgroupSize;
+    const key = `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${wgsl}`;
+    let p = this.pipelines.get(key);
+    if (!p) {
+      p = this.buildPipeline(wgsl, entryPoint, workgroupSize, nArrays);
+      this.pipelines.set(key, p);
+      p.catch(() => this.pipelines.delete(key));
+    }
+    return p;
+  }
+
+  private async buildPipeline(
+    wgsl: string,
+    entryPoint: string,
+    [bx, by, bz]: readonly [number, number, number],
+    nArrays: number,
+  ): Promise<PipelineEntry> {
+    const lim = this.device.limits;
+    if (bx < 1 || by < 1 || bz < 1 || !Number.isInteger(bx) || !Number.isInteger(by) || !Number.isInteger(bz)) {
+      throw new RangeError(`bad block size (${bx}, ${by}, ${bz})`);
+    }
+    if (
+      bx > lim.maxComputeWorkgroupSizeX ||
+      by > lim.maxComputeWorkgroupSizeY ||
+      bz > lim.maxComputeWorkgroupSizeZ ||
+      bx * by * bz > lim.maxComputeInvocationsPerWorkgroup
+    ) {
+      throw new RangeError(
+        `block (${bx}, ${by}, ${bz}) exceeds the adapter's workgroup limits ` +
+          `(${lim.maxComputeWorkgroupSizeX}, ${lim.maxComputeWorkgroupSizeY}, ${lim.maxComputeWorkgroupSizeZ}; ` +
+          `${lim.maxComputeInvocationsPerWorkgroup} invocations)`,
+      );
+    }
+    const module = await this.module(wgsl);
+    const declared = this.overridesOf(wgsl);
+    const constants: Record<string, number> = {};
+    if (declared.has('BLOCK_X')) constants.BLOCK_X = bx;
+    if (declared.has('BLOCK_Y')) constants.BLOCK_Y = by;
+    if (declared.has('BLOCK_Z')) constants.BLOCK_Z = bz;
+    const layout = this.layoutFor(nArrays);
+    try {
+      const pipeline = await this.device.createComputePipelineAsync({
+        label: `${entryPoint}<${bx},${by},${bz}>`,
+        layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+        compute: { module, entryPoint, constants },
+      });
+      return { pipeline, layout };
+    } catch (err) {
+      throw new Error(`pipeline ${entryPoint}<${bx},${by},${bz}> failed: ${(err as Error).message ?? String(err)}`, {
+        cause: err,
+      });
+    }
+  }
+
+  // -------------------------------------------------------------------------------- launches
+
+  /**
+   * Launches a kernel: one command buffer, one compute pass, ceil(grid.x / maxWorkgroups)
+   * dispatches. Resolves once submitted (pipeline compiled and cached on first use); use
+   * `completed()` or a read to wait for the GPU.
+   */
+  async dispatch(desc: DispatchDescriptor): Promise<DispatchResult> {
+    const gx = desc.grid.x;
+    const gy = desc.grid.y ?? 1;
+    const gz = desc.grid.z ?? 1;
+    const maxWg = this.maxWorkgroupsPerDimension;
+    for (const [n, v] of [
+      ['x', gx],
+      ['y', gy],
+      ['z', gz],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`bad grid.${n} = ${v}`);
+    }
+    if (gy > maxWg || gz > maxWg) {
+      throw new RangeError(`grid (${gx}, ${gy}, ${gz}): y and z must be <= ${maxWg}`);
+    }
+    const [bx, by, bz] = desc.workgroupSize;
+    const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length);
+    const device = this.device;
+    const noop: DispatchResult = { dispatches: 0, completed: () => device.queue.onSubmittedWorkDone() };
+    if (gx === 0 || gy === 0 || gz === 0) return noop;
+
+    const scalars = desc.scalars ?? new Uint32Array(0);
+    const chunks = Math.ceil(gx / maxWg);
+    const uniformBytes = roundUp(UNIFORM_HEADER_BYTES + 4 * scalars.length, 16);
+    const stride = roundUp(uniformBytes, device.limits.minUniformBufferOffsetAlignment);
+    const uniform = device.createBuffer({
+      size: stride * chunks,
+      usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+      mappedAtCreation: true,
+      label: 'simt-launch',
+    });
+    {
+      const words = new Uint32Array(uniform.getMappedRange());
+      for (let c = 0; c < chunks; c++) {
+        const base = (c * stride) / 4;
+        words[base] = gx;
+        words[base + 1] = gy;
+        words[base + 2] = gz;
+        words[base + 3] = c * maxWg;
+        words.set(scalars, base + 4);
+      }
+      uniform.unmap();
+    }
+
+    const timing = desc.timing === true && this.ctx.hasTimestampQuery;
+    let querySet: GPUQuerySet | undefined;
+    let resolveBuf: GPUBuffer | undefined;
+    let readBuf: GPUBuffer | undefined;
+    if (timing) {
+      querySet = device.createQuerySet({ type: 'timestamp', count: 2 });
+      resolveBuf = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+      readBuf = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    }
+
+    device.pushErrorScope('validation');
+    const enc = device.createCommandEncoder({ label: desc.label ?? desc.entryPoint });
+    const pass = enc.beginComputePass(
+      querySet ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {},
+    );
+    pass.setPipeline(entry.pipeline);
+    for (let c = 0; c < chunks; c++) {
+      const entries: GPUBindGroupEntry[] = desc.buffers.map((buffer, i) => ({ binding: i, resource: { buffer } }));
+      entries.push({
+        binding: desc.buffers.length,
+        resource: { buffer: uniform, offset: c * stride, size: uniformBytes },
+      });
+      pass.setBindGroup(0, device.createBindGroup({ layout: entry.layout, entries }));
+      pass.dispatchWorkgroups(Math.min(maxWg, gx - c * maxWg), gy, gz);
+    }
+    pass.end();
+    if (querySet && resolveBuf && readBuf) {
+      enc.resolveQuerySet(querySet, 0, 2, resolveBuf, 0);
+      enc.copyBufferToBuffer(resolveBuf, 0, readBuf, 0, 16);
+    }
+    device.queue.submit([enc.finish()]);
+    const error = await device.popErrorScope();
+    uniform.destroy(); // deferred by WebGPU until the submitted work no longer needs it
+    if (error) {
+      querySet?.destroy();
+      resolveBuf?.destroy();
+      readBuf?.destroy();
+      throw new Error(`launch of ${desc.entryPoint} failed validation: ${error.message}`);
+    }
+
+    const result: DispatchResult = { dispatches: chunks, completed: () => device.queue.onSubmittedWorkDone() };
+    if (querySet && resolveBuf && readBuf) {
+      const qs = querySet;
+      const rb = resolveBuf;
+      const mb = readBuf;
+      result.gpuTimeNs = (async () => {
+        try {
+          await mb.mapAsync(GPUMapMode.READ);
+          const t = new BigUint64Array(mb.getMappedRange());
+          const ns = Number(t[1]! - t[0]!);
+          mb.unmap();
+          return ns;
+        } finally {
+          mb.destroy();
+          rb.destroy();
+          qs.destroy();
+        }
+      })();
+    }
+    return result;
+  }
+}

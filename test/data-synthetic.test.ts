@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { checksum32, seedState, Xoshiro128ss } from '../src/data/random.js';
+import {
+  countModulesReference,
+  INVALID_MODULE_ID,
+  moduleIdsForBench,
+  randomF32,
+  stsDigisForBench,
+  stsSortByChannelReference,
+} from '../src/data/synthetic.js';
+import { buildNative, runNative } from '../bench/native/index.js';
+
+describe('random', () => {
+  it('seeds with splitmix64 (reference outputs for seed 0)', () => {
+    // splitmix64(0): 0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4
+    expect(Array.from(seedState(0))).toEqual([0x7b1dcdaf, 0xe220a839, 0xa1b965f4, 0x6e789e6a]);
+    expect(Array.from(seedState(2n ** 64n))).toEqual(Array.from(seedState(0)));
+    expect(() => seedState(-1)).toThrow(RangeError);
+  });
+
+  it('xoshiro128** matches a straightforward uint32 implementation', () => {
+    const s = Array.from(seedState(123));
+    const rotl = (x: number, k: number) => ((x << k) | (x >>> (32 - k))) >>> 0;
+    const ref = () => {
+      const result = Math.imul(rotl(Math.imul(s[1]!, 5) >>> 0, 7), 9) >>> 0;
+      const t = (s[1]! << 9) >>> 0;
+      s[2] = (s[2]! ^ s[0]!) >>> 0;
+      s[3] = (s[3]! ^ s[1]!) >>> 0;
+      s[1] = (s[1]! ^ s[2]!) >>> 0;
+      s[0] = (s[0]! ^ s[3]!) >>> 0;
+      s[2] = (s[2]! ^ t) >>> 0;
+      s[3] = rotl(s[3]!, 11);
+      return result;
+    };
+    const r = new Xoshiro128ss(123);
+    for (let i = 0; i < 1000; i++) expect(r.nextU32()).toBe(ref());
+  });
+
+  it('uniformInt is exact floor(u * bound / 2^32) for large bounds', () => {
+    const a = new Xoshiro128ss(9);
+    const b = new Xoshiro128ss(9);
+    for (const bound of [1, 3, 1024, 50_000_000, 0xffffffff, 0x80000001]) {
+      for (let i = 0; i < 200; i++) {
+        const u = BigInt(b.nextU32());
+        const want = Number((u * BigInt(bound)) >> 32n);
+        expect(a.uniformInt(bound)).toBe(want);
+      }
+    }
+  });
+
+  it('fillF32 equals repeated uniformF32 draws', () => {
+    const a = new Xoshiro128ss(77);
+    const b = new Xoshiro128ss(77);
+    const out = new Float32Array(4096);
+    a.fillF32(out, -1000, 2000);
+    for (let i = 0; i < out.length; i++) expect(out[i]).toBe(b.uniformF32(-1000, 2000));
+    expect(a.nextU32()).toBe(b.nextU32());
+  });
+});
+
+describe('randomF32', () => {
+  it('is deterministic, seed-dependent and in [-1000, 1000)', () => {
+    const a = randomF32(100_000, 5);
+    const b = randomF32(100_000, 5);
+    const c = randomF32(100_000, 6);
+    expect(checksum32(a)).toBe(checksum32(b));
+    expect(checksum32(a)).not.toBe(checksum32(c));
+    let min = Infinity;
+    let max = -Infinity;
+    for (const v of a) {
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+    }
+    expect(min).toBeGreaterThanOrEqual(-1000);
+    expect(max).toBeLessThan(1000);
+    expect(min).toBeLessThan(-990);
+    expect(max).toBeGreaterThan(990);
+    // a prefix of a longer array is the shorter array
+    expect(checksum32(randomF32(1000, 5))).toBe(checksum32(a, 0, 1000));
+  });
+
+  it('fills 16M values quickly', () => {
+    const t = performance.now();
+    randomF32(1 << 24, 1);
+    expect(performance.now() - t).toBeLessThan(2000);
+  });
+});
+
+describe('moduleIdsForBench', () => {
+  const n = 200_000;
+  const ids = moduleIdsForBench(n, 1800, 0.01, 3);
+
+  it('is deterministic', () => {
+    expect(checksum32(moduleIdsForBench(n, 1800, 0.01, 3))).toBe(checksum32(ids));
+    expect(checksum32(moduleIdsForBench(n, 1800, 0.01, 4))).not.toBe(checksum32(ids));
+  });
+
+  it('is sorted by module with gaps, and has exactly floor(n * f) invalid digis in short runs', () => {
+    let invalid = 0;
+    let prev = -1;
+    let gaps = 0;
+    let runs = 0;
+    for (let i = 0; i < n; i++) {
+      const v = ids[i]!;
+      if (v === INVALID_MODULE_ID) {
+        invalid++;
+        if (i === 0 || ids[i - 1] !== INVALID_MODULE_ID) runs++;
+        continue;
+      }
+      expect(v).toBeGreaterThanOrEqual(prev);
+      if (prev >= 0 && v > prev + 1) gaps++;
+      prev = v;
+    }
+    expect(invalid).toBe(Math.floor(n * 0.01));
+    expect(gaps).toBeGreaterThan(100);
+    expect(invalid / runs).toBeLessThan(4);
+  });
+
+  it('has about nModules modules of about n / nModules digis', () => {
+    const ref = countModulesReference(ids);
+    expect(ref.boundaries).toBeGreaterThan(1790);
+    expect(ref.boundaries).toBeLessThanOrEqual(1800);
+    expect(ref.moduleCount).toBe(ref.boundaries);
+    for (let k = 1; k < ref.starts.length; k++) {
+      const len = ref.starts[k]! - ref.starts[k - 1]!;
+      expect(len).toBeLessThan(1.6 * (n / 1800) + 8);
+    }
+  });
+
+  it('countModulesReference wraps like atomicInc', () => {
+    const small = new Uint16Array([1, 1, 2, INVALID_MODULE_ID, 2, 3, INVALID_MODULE_ID, 4]);
+    expect(countModulesReference(small, 1856).moduleCount).toBe(4);
+    expect(Array.from(countModulesReference(small).starts)).toEqual([0, 2, 5, 7]);
+    // nMax = 2: 0 -> 1 -> 2 -> 0 -> 1
+    expect(countModulesReference(small, 2).moduleCount).toBe(1);
+  });
+});
+
+describe('native C generator agrees with TypeScript', () => {
+  const build = buildNative();
+  const N = 1 << 20;
+
+  it.skipIf(!build.ok)('vecmax: same f32 input and same max', async () => {
+    const data = randomF32(N, 42);
+    const r = await runNative('vecMax', { n: N, seed: 42, threads: 1, repeat: 1 });
+    expect(r.checksum).toBe(checksum32(data));
+    let max = -Infinity;
+    for (const v of data) max = v > max ? v : max;
+    expect(Math.fround(r.result)).toBe(max); // printed with %.9g: round-trips an f32
+    const s = await runNative('vecSum', { n: N, seed: 42, threads: 2, repeat: 1 });
+    let sum = 0;
+    for (const v of data) sum += v;
+    expect(Math.abs(s.result - sum)).toBeLessThan(1e-6 * N);
+  });
+
+  it.skipIf(!build.ok)('countmodules: same ids, same count, same module starts', async () => {
+    const ids = moduleIdsForBench(N, 1800, 0.01, 7);
+    const ref = countModulesReference(ids);
+    for (const threads of [1, 2]) {
+      const r = await runNative('countModules', {
+        n: N,
+        seed: 7,
+        threads,
+        repeat: 1,
+        extra: { modules: 1800, invalid: 0.01 },
+      });
+      expect(r.checksum).toBe(checksum32(ids));
+      expect(r.result).toBe(ref.moduleCount);
+      expect(r['outputChecksum']).toBe(checksum32(ref.starts));
+      expect(r['clusterIdOk']).toBe(true);
+    }
+  });
+
+  it.skipIf(!build.ok || !build.bins['sts'])('sts: same digis, same sorted output', async () => {
+    const n = 100_000;
+    const digis = stsDigisForBench(n, 1024, 11);
+    const sorted = stsSortByChannelReference(digis, 1024);
+    for (let i = 1; i < n; i++) {
+      const a = sorted[2 * i - 2]!, b = sorted[2 * i]!;
+      expect(a < b || (a === b && sorted[2 * i - 1]! < sorted[2 * i + 1]!)).toBe(true);
+    }
+    for (const threads of [1, 2]) {
+      const r = await runNative('stsSortByChannel', { n, seed: 11, threads, repeat: 1, extra: { channels: 1024 } });
+      expect(r.checksum).toBe(checksum32(digis));
+      expect(r.result).toBe(1);
+      expect(r['outputChecksum']).toBe(checksum32(sorted));
+    }
+  });
+
+  it('reports why when it cannot build', () => {
+    expect(typeof build.note).toBe('string');
+    if (!build.ok) console.warn(`native baselines skipped: ${build.note}`);
+  });
+});
