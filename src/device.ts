@@ -13,6 +13,7 @@ import {
   SharedMemoryLimitError, UseAfterFreeError,
 } from './errors.js';
 import type { Kernel, Param } from './kernel.js';
+import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from './deviceApi.js';
 import { CONTROL_BYTES, CTL, Command, HEAP_ALIGN, MAX_WASM32_BYTES, PAGE_BYTES } from './layout.js';
 import { HeapAllocator } from './memory/allocator.js';
 import type { DeviceArray } from './memory/deviceArray.js';
@@ -45,37 +46,7 @@ export interface DeviceOptions {
   syncWaitMs?: number;
 }
 
-export interface LaunchConfig {
-  grid: DimLike;
-  block: DimLike;
-  /** Dynamic shared memory (CUDA's third <<<>>> parameter), bytes. */
-  sharedBytes?: number;
-  /** Schedule seed for this launch (serial backend); default derives from the device seed. */
-  seed?: number | bigint;
-  /** Time limit in ms; past it the launch is killed and rejects with KernelTimeoutError. */
-  timeoutMs?: number;
-  /** Cancels the launch; it rejects with LaunchAbortedError. */
-  signal?: AbortSignal;
-  /** Run on only this many of the pool's workers (benchmarks: 1 worker vs all). */
-  workers?: number;
-}
-
-export type KernelArgs = readonly (DeviceArray | number | bigint)[] | Readonly<Record<string, DeviceArray | number | bigint>>;
-
-export interface LaunchStats {
-  kernel: string;
-  backend: Backend;
-  grid: Dim3;
-  block: Dim3;
-  blocks: number;
-  threadsPerBlock: number;
-  sharedBytes: number;
-  workers: number;
-  /** Wall time from dispatch to completion, ms. */
-  elapsedMs: number;
-  /** The schedule seed: relaunch with `{ seed }` to replay (serial). null on 'wasm', where no seed orders anything. */
-  seed: number | null;
-}
+export type { LaunchConfig, KernelArgs, LaunchStats };
 
 export const DEFAULT_MEMORY_BYTES = 1 << 30;
 export const DEFAULT_SHARED_LIMIT = 48 * 1024;
@@ -145,7 +116,8 @@ interface DeviceParts {
   sharedLimit: number; kernelNames: string[]; exports: WebAssembly.Exports; seed: number; launchTimeoutMs: number;
 }
 
-export class Device {
+export class Device implements GpuDevice {
+  readonly maxThreadsPerBlock = 1024;
   readonly id = nextDeviceId++;
   readonly backend: Backend;
   readonly workers: number;
@@ -184,7 +156,7 @@ export class Device {
   }
 
   /** Heap bytes: total, in use and free (and the largest free block). */
-  memoryInfo(): { heapBytes: number; usedBytes: number; freeBytes: number; largestFreeBytes: number; allocations: number } {
+  memoryInfo(): MemoryInfo {
     return {
       heapBytes: this.heap.size, usedBytes: this.heap.usedBytes, freeBytes: this.heap.freeBytes,
       largestFreeBytes: this.heap.largestFreeBytes, allocations: this.heap.allocations,

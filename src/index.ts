@@ -1,6 +1,7 @@
 // simt: CUDA-style kernels on a WebAssembly SIMD + threads worker pool.
 export { createDevice, Device, DEFAULT_MEMORY_BYTES, DEFAULT_SHARED_LIMIT } from './device.js';
-export type { Backend, DeviceOptions, LaunchConfig, LaunchStats, KernelArgs } from './device.js';
+export type { Backend, DeviceOptions } from './device.js';
+export type { BackendName, GpuDevice, KernelArg, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from './deviceApi.js';
 export type { DeviceArray } from './memory/deviceArray.js';
 export { defineKernel } from './kernel.js';
 export type { Kernel, Param, ParamSpec, ScalarDType } from './kernel.js';

@@ -34,3 +34,8 @@ export const builtinKernels = {
   vecMax, vecMin, vecSum, countModules, emptyKernel, writeIndices, trapInBlock, divide, readAddress, spin,
   atomicProbe, warpProbe, blockPredicateProbe, neighbourSum, orderProbe,
 };
+
+export * as pet from './pet.js';
+export * as sts from './sts.js';
+export * as pixel from './pixel.js';
+export * as race from './race.js';

@@ -1,0 +1,1 @@
+// pet kernels: re-exported by assembly/index.ts.

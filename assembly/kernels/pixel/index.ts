@@ -1,0 +1,1 @@
+// pixel kernels: re-exported by assembly/index.ts.

@@ -1,0 +1,1 @@
+// race kernels: re-exported by assembly/index.ts.

@@ -1,0 +1,1 @@
+// sts kernels: re-exported by assembly/index.ts.

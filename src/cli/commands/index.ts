@@ -1,0 +1,7 @@
+// The CLI's commands. Each module exports one Command; add new ones to this list.
+import type { Command } from '../command.js';
+import { info } from './info.js';
+import { demo } from './demo.js';
+import { bench } from './bench.js';
+
+export const commands: Command[] = [info, demo, bench];

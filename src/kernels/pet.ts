@@ -1,0 +1,2 @@
+// Host declarations of the pet kernels (assembly/kernels/pet/).
+export {};

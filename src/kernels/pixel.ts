@@ -1,0 +1,2 @@
+// Host declarations of the pixel kernels (assembly/kernels/pixel/).
+export {};

@@ -1,0 +1,2 @@
+// Host declarations of the race kernels (assembly/kernels/race/).
+export {};

@@ -1,0 +1,2 @@
+// Host declarations of the sts kernels (assembly/kernels/sts/).
+export {};
