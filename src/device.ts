@@ -246,6 +246,8 @@ export class Device implements GpuDevice {
       throw new LaunchConfigError(`sharedBytes must be a non-negative integer, got ${String(sharedBytes)}`);
     }
     if (sharedBytes > this.sharedMemoryLimit) throw new SharedMemoryLimitError(sharedBytes, this.sharedMemoryLimit);
+    const problem = kernel.requires?.({ grid, block, sharedBytes });
+    if (problem !== undefined) throw new LaunchConfigError(`kernel ${kernel.name} ${problem}`);
     const blocks = grid.x * grid.y * grid.z;
     if (!Number.isSafeInteger(blocks)) {
       throw new LaunchConfigError(`grid has ${blocks} blocks; simt runs at most 2^53 blocks per launch`);
