@@ -97,3 +97,23 @@ describe('vecMax requires its shared memory', async () => {
     await expect(dev.launch(kernels.vecSum, { grid: 1, block: { x: 32, y: 2 }, sharedBytes: 4096 }, [A, dev.alloc('f64', 1), 10])).rejects.toThrow(/1-D block/);
   });
 });
+
+describe('signed zeros: the SIMD fast path gives the bits of the faithful shared-memory tree', async () => {
+  const fast = await testDevice({ memoryBytes: 16 << 20, workers: 2 });
+  const serial = await testDevice({ memoryBytes: 16 << 20, backend: 'serial', seed: 1 });
+  it('partials of zero-heavy inputs are bit-identical on wasm and serial', async () => {
+    const r = rng(4);
+    for (let trial = 0; trial < 20; trial++) {
+      const n = 1 + Math.floor(r() * 5000);
+      const a = Float32Array.from({ length: n }, () => (r() < 0.5 ? -0 : r() < 0.98 ? 0 : -1 - r()));
+      for (const [grid, block] of [[3, 64], [1, 1024], [17, 32]] as const) {
+        for (const op of [deviceMax, deviceMin]) {
+          const x = await op(fast, a, { grid, block });
+          const y = await op(serial, a, { grid, block });
+          expect(Array.from(x.partials).map((v) => Object.is(v, -0) ? '-0' : String(v)))
+            .toEqual(Array.from(y.partials).map((v) => Object.is(v, -0) ? '-0' : String(v)));
+        }
+      }
+    }
+  });
+});
