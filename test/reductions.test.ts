@@ -117,3 +117,16 @@ describe('signed zeros: the SIMD fast path gives the bits of the faithful shared
     }
   });
 });
+
+describe('vecSum bits do not depend on the backend', async () => {
+  const fast = await testDevice({ memoryBytes: 16 << 20, workers: 2 });
+  const serial = await testDevice({ memoryBytes: 16 << 20, backend: 'serial', seed: 9 });
+  it('wasm (SIMD tree) and serial (seeded scalar phases) give identical partials', async () => {
+    const a = data(70_001, 13, 1e6);
+    for (const [grid, block] of [[1, 1024], [69, 1024], [5, 64], [300, 256]] as const) {
+      const x = await deviceSum(fast, a, { grid, block });
+      const y = await deviceSum(serial, a, { grid, block });
+      expect(Array.from(x.partials)).toEqual(Array.from(y.partials));
+    }
+  });
+});

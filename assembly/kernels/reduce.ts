@@ -152,6 +152,15 @@ export function vecSum(A: usize, B: usize, N: i32): void {
     }
   }
   for (let ib = nt >> 1; ib != 0; ib >>= 1) {
+    if (scheduleIsFree() && ib >= 2) {
+      // Threads t < ib each add acc[t + ib] into acc[t]: independent, so two at a time in
+      // f64x2 — the same additions, so the same bits as the scalar phase.
+      for (let t = 0; t < ib; t += 2) {
+        const p = acc + (<usize>t << 3);
+        v128.store(p, f64x2.add(v128.load(p), v128.load(acc + (<usize>(t + ib) << 3))));
+      }
+      continue;
+    }
     n = beginPhase();
     for (let k = 0; k < n; k++) {
       const t = threadAt(k);
