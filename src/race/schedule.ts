@@ -18,6 +18,10 @@ export type Strategy = 'inorder' | 'random' | 'pct' | 'exhaustive' | 'replay';
 export interface Chooser {
   /** Picks the next thread among `runnable` (ascending gids, at least two). `current`: the thread at the scheduling point, or -1. */
   choose(runnable: readonly number[], current: number, step: number): number;
+  /** True when the chooser always keeps a runnable current thread (lets the scheduler skip building the runnable list). */
+  readonly keepsCurrent?: boolean;
+  /** True when, at this step, the chooser would keep a runnable current thread if the runnable set has not grown (PCT between change points). */
+  keepsCurrentAt?(step: number): boolean;
 }
 
 /** mulberry32: a small 32-bit generator; `simt-sched/1` strings name it. */
@@ -35,6 +39,7 @@ export class Mulberry32 {
 
 /** Runs the current thread until it blocks or ends, then the lowest runnable gid (a sequential, GPU-unlike reference). */
 export class InOrderChooser implements Chooser {
+  readonly keepsCurrent = true;
   choose(runnable: readonly number[], current: number): number {
     return runnable.includes(current) ? current : runnable[0]!;
   }
@@ -61,6 +66,7 @@ export class PctChooser implements Chooser {
     this.rng = new Mulberry32(seed);
     for (let i = 1; i < depth; i++) this.changes.set(1 + this.rng.below(Math.max(1, steps)), depth - i);
   }
+  keepsCurrentAt(step: number): boolean { return !this.changes.has(step); }
   private priority(g: number): number {
     let p = this.prio.get(g);
     if (p === undefined) { p = this.depth + this.rng.next(); this.prio.set(g, p); }

@@ -110,6 +110,10 @@ export class ThreadRunner {
   private epoch!: Int32Array;     // per resident block
   private wepoch!: Int32Array;    // per resident (block, warp)
   private cur = -1;
+  /** Threads neither finished nor waiting at a barrier. */
+  private runnableCount = 0;
+  /** Set when a barrier released threads since the last full choice (the runnable set grew). */
+  private released = false;
   private switchTo = -1;
   private rewinding = false;
   private shadow = new Map<number, Cell>();
@@ -199,6 +203,7 @@ export class ThreadRunner {
     if (firstBlock > 0 && this.opts.detect) for (let a = s0; a < s1; a++) this.shadow.delete(a);
     const ex = this.ex;
     this.cur = -1;
+    this.runnableCount = n;
     let next = this.pickNext();
     while (next >= 0) {
       const i = next;
@@ -227,6 +232,7 @@ export class ThreadRunner {
         next = this.switchTo;
       } else {
         this.done[i] = 1;
+        this.runnableCount--;
         this.tryRelease(b);
         this.step++;
         next = this.pickNext();
@@ -247,6 +253,14 @@ export class ThreadRunner {
 
   /** The next thread to run (resident index), or -1 when every thread has finished. */
   private pickNext(): number {
+    // Fast path for choosers that keep the running thread (in-order): no list to build.
+    const cur = this.cur;
+    const ch = this.opts.chooser;
+    if (cur >= 0 && !this.released && !this.done[cur] && !this.waiting[cur] && (ch.keepsCurrent || (ch.keepsCurrentAt && ch.keepsCurrentAt(this.step)))) {
+      if (this.runnableCount >= 2) this.opts.decisions.push(cur + this.waveFirstBlock * this.bt);
+      return cur;
+    }
+    this.released = false;
     const run = this.runnable;
     run.length = 0;
     for (let i = 0; i < this.n; i++) if (!this.done[i] && !this.waiting[i]) run.push(i);
@@ -293,6 +307,7 @@ export class ThreadRunner {
     }
     const i = this.cur;
     const b = Math.floor(i / this.bt);
+    this.runnableCount--;
     if (scope === 0) {
       this.waiting[i] = 1;
       this.bcount[i]!++;
@@ -331,7 +346,8 @@ export class ThreadRunner {
       any = true;
     }
     if (!any) return;
-    for (let i = lo; i < hi; i++) this.waiting[i] = 0;
+    for (let i = lo; i < hi; i++) if (!this.done[i]) { this.waiting[i] = 0; this.runnableCount++; }
+    this.released = true;
     this.wepoch[b * Math.ceil(this.bt / 32) + w]!++;
   }
 
@@ -363,7 +379,8 @@ export class ThreadRunner {
         }
       }
     }
-    for (let i = lo; i < hi; i++) this.waiting[i] = 0;
+    for (let i = lo; i < hi; i++) if (!this.done[i] && this.waiting[i]) { this.waiting[i] = 0; this.runnableCount++; }
+    this.released = true;
     this.epoch[b]!++;
     const warps = Math.ceil(this.bt / 32);
     for (let w = 0; w < warps; w++) this.wepoch[b * warps + w]!++;
