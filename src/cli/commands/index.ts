@@ -3,5 +3,7 @@ import type { Command } from '../command.js';
 import { info } from './info.js';
 import { demo } from './demo.js';
 import { bench } from './bench.js';
+import { explore } from './explore.js';
+import { racecheck } from './racecheck.js';
 
-export const commands: Command[] = [info, demo, bench];
+export const commands: Command[] = [info, demo, bench, explore, racecheck];
