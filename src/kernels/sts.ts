@@ -24,9 +24,9 @@ export const stsScatterAtomic = defineKernel('stsScatterAtomic', {
 export const stsCountChunks = defineKernel('stsCountChunks', {
   digis: 'u32[]', hist: 'u32[]', n: 'i32', nChannels: 'u32', bad: 'u32[]', layout: 'i32',
 });
-/** Order-preserving scatter: thread g writes its chunk at offsets[c·P+g]++. */
+/** Order-preserving scatter: thread g writes its chunk at chanStart[c] + colOff[g·k+c]++. */
 export const stsScatterChunks = defineKernel('stsScatterChunks', {
-  digis: 'u32[]', out: 'u32[]', offsets: 'u32[]', n: 'i32', nChannels: 'u32',
+  digis: 'u32[]', out: 'u32[]', colOff: 'u32[]', chanStart: 'u32[]', n: 'i32', nChannels: 'u32',
 });
 /** Local sort: thread g's exclusive scan of its own row of counts. */
 export const stsLocalOffsets = defineKernel('stsLocalOffsets', { counts: 'u32[]', localOff: 'u32[]', nChannels: 'u32' });

@@ -13,9 +13,10 @@
 //   insert into the same channel"). Kept as a corpus case for the race tools.
 // * chunked, order preserving (the talk's per-thread approach with a global layout): global
 //   thread g of P owns the contiguous chunk [g·n/P, (g+1)·n/P) and counts it into its own
-//   column of a channel-major histogram hist[c·P + g]; one exclusive scan over all k·P cells
-//   gives every (channel, thread) pair its own output range, in input order, so thread g's
-//   scatter (plain increments: only g touches column g) is stable on every schedule.
+//   row of a histogram cnt[g·k + c]; per channel the rows are scanned (stsColumnOffsets) and
+//   the channel totals scanned (scan.ts), which gives every (channel, thread) pair its own
+//   output range, in input order, so thread g's scatter (plain increments: only g touches row
+//   g) is stable on every schedule. This is the native baseline's algorithm.
 // * local (the talk's "Alternative: each thread does its own sorting?"): thread g counts its
 //   chunk into its own row cnt[g·k + c], scans the row (its own prefixSum), counting-sorts its
 //   chunk into its slice of a temporary array (`sorted[n/p]`), and a second pass moves every
@@ -31,6 +32,13 @@ import {
 
 // @ts-ignore: decorator
 @inline function channelOf(digis: usize, i: i32): u32 { return load<u32>(digis + (<usize>i << 3)); }
+
+/** Copies m digis (8 bytes each): a loop for short runs, memory.copy for long ones. */
+// @ts-ignore: decorator
+@inline function copyDigis(dst: usize, src: usize, m: i32): void {
+  if (m > 16) { memory.copy(dst, src, <usize>m << 3); return; }
+  for (let q = 0; q < m; q++) store<u64>(dst + (<usize>q << 3), load<u64>(src + (<usize>q << 3)));
+}
 
 // @ts-ignore: decorator
 @inline function flagBad(bad: usize, i: i32): void { atomicMin<u32>(bad, <u32>i); }
@@ -103,7 +111,7 @@ export function stsScatterAtomic(digis: usize, out: usize, offsets: usize, n: i3
       while (j < lim && channelOf(digis, j) == c) j++;
       if (c < nChannels) {
         const pos = atomicAdd<u32>(offsets + (<usize>c << 2), <u32>(j - i));
-        memory.copy(out + (<usize>pos << 3), digis + (<usize>i << 3), <usize>(j - i) << 3);
+        copyDigis(out + (<usize>pos << 3), digis + (<usize>i << 3), j - i);
       }
       i = j;
     }
@@ -128,45 +136,39 @@ export function stsCountChunks(digis: usize, hist: usize, n: i32, nChannels: u32
   for (let k = 0; k < cnt; k++) {
     const g = blockIdx.x * blockDim.x + threadAt(k);
     const e = chunkBegin(g + 1, p, n);
-    let i = chunkBegin(g, p, n);
-    while (i < e) {
+    // cell(c) = hist + (c·rowStep + colBase)·4
+    const rowStep: usize = layout == 0 ? <usize>p : 1;
+    const base = hist + ((layout == 0 ? <usize>g : <usize>g * <usize>nChannels) << 2);
+    for (let i = chunkBegin(g, p, n); i < e; i++) {
       const c = channelOf(digis, i);
-      let j = i + 1;
-      while (j < e && channelOf(digis, j) == c) j++;
-      if (c >= nChannels) flagBad(bad, i);
-      else {
-        const cell = hist + ((layout == 0 ? <usize>c * <usize>p + <usize>g : <usize>g * <usize>nChannels + <usize>c) << 2);
-        store<u32>(cell, load<u32>(cell) + <u32>(j - i));
-      }
-      i = j;
+      if (c >= nChannels) { flagBad(bad, i); continue; }
+      const cell = base + ((<usize>c * rowStep) << 2);
+      store<u32>(cell, load<u32>(cell) + 1);
     }
   }
 }
 
 /**
- * Chunked scatter: offsets = exclusive scan of the channel-major histogram. Thread g writes
- * its chunk in input order at offsets[c·P + g]++ — stable, and the same bytes on every
- * schedule.
+ * Chunked scatter: thread g writes its chunk in input order at chanStart[c] + colOff[g·k + c]++
+ * (colOff: stsColumnOffsets over the thread-major counts, chanStart: the scan of the channel
+ * totals) — stable, and the same bytes on every schedule. Thread-major cells keep the workers'
+ * counters on separate cache lines.
  */
-export function stsScatterChunks(digis: usize, out: usize, offsets: usize, n: i32, nChannels: u32): void {
+export function stsScatterChunks(digis: usize, out: usize, colOff: usize, chanStart: usize, n: i32, nChannels: u32): void {
   const p = gridDim.x * blockDim.x;
   const cnt = beginPhase();
   for (let k = 0; k < cnt; k++) {
     const g = blockIdx.x * blockDim.x + threadAt(k);
     const e = chunkBegin(g + 1, p, n);
-    let i = chunkBegin(g, p, n);
-    while (i < e) {
-      const c = channelOf(digis, i);
-      let j = i + 1;
-      while (j < e && channelOf(digis, j) == c) j++;
-      if (c < nChannels) {
-        const cell = offsets + ((<usize>c * <usize>p + <usize>g) << 2);
-        const pos = load<u32>(cell);
-        store<u32>(cell, pos + <u32>(j - i));
-        if (j - i == 1) store<u64>(out + (<usize>pos << 3), load<u64>(digis + (<usize>i << 3)));
-        else memory.copy(out + (<usize>pos << 3), digis + (<usize>i << 3), <usize>(j - i) << 3);
-      }
-      i = j;
+    const row = colOff + ((<usize>g * <usize>nChannels) << 2);
+    for (let i = chunkBegin(g, p, n); i < e; i++) {
+      const d = load<u64>(digis + (<usize>i << 3));
+      const c = <u32>d;
+      if (c >= nChannels) continue;
+      const cell = row + (<usize>c << 2);
+      const r = load<u32>(cell);
+      store<u32>(cell, r + 1);
+      store<u64>(out + (<usize>(load<u32>(chanStart + (<usize>c << 2)) + r) << 3), d);
     }
   }
 }
@@ -201,19 +203,16 @@ export function stsLocalSort(digis: usize, tmp: usize, localOff: usize, n: i32, 
     const g = blockIdx.x * blockDim.x + threadAt(k);
     const b = chunkBegin(g, p, n);
     const e = chunkBegin(g + 1, p, n);
-    const row = <usize>g * <usize>nChannels;
-    let i = b;
-    while (i < e) {
-      const c = channelOf(digis, i);
-      let j = i + 1;
-      while (j < e && channelOf(digis, j) == c) j++;
-      if (c < nChannels) {
-        const cell = localOff + ((row + <usize>c) << 2);
-        const pos = <u32>b + load<u32>(cell);
-        store<u32>(cell, load<u32>(cell) + <u32>(j - i));
-        memory.copy(tmp + (<usize>pos << 3), digis + (<usize>i << 3), <usize>(j - i) << 3);
-      }
-      i = j;
+    const row = localOff + ((<usize>g * <usize>nChannels) << 2);
+    const dst = tmp + (<usize>b << 3);
+    for (let i = b; i < e; i++) {
+      const d = load<u64>(digis + (<usize>i << 3));
+      const c = <u32>d;
+      if (c >= nChannels) continue;
+      const cell = row + (<usize>c << 2);
+      const r = load<u32>(cell);
+      store<u32>(cell, r + 1);
+      store<u64>(dst + (<usize>r << 3), d);
     }
   }
 }
@@ -284,8 +283,7 @@ export function stsLocalMerge(tmp: usize, out: usize, counts: usize, localEnd: u
       if (m == 0) continue;
       const src = b + load<u32>(localEnd + at) - m;
       const dst = load<u32>(chanStart + (<usize>c << 2)) + load<u32>(colOff + at);
-      if (m == 1) store<u64>(out + (<usize>dst << 3), load<u64>(tmp + (<usize>src << 3)));
-      else memory.copy(out + (<usize>dst << 3), tmp + (<usize>src << 3), <usize>m << 3);
+      copyDigis(out + (<usize>dst << 3), tmp + (<usize>src << 3), <i32>m);
     }
   }
 }

@@ -119,17 +119,24 @@ export function stsHalveRuns(starts: usize, next: usize, nRuns: i32, n: i32): vo
     let ia = coRank<T>(src, a0, lenA, mid, lenB, d);
     let ib = d - ia;
     const stop = min(end, e);
-    // Sequential merge of this pair's part of the range.
-    while (p < stop) {
-      let takeA: bool;
-      if (ia >= lenA) takeA = false;
-      else if (ib >= lenB) takeA = true;
-      else takeA = keyAt<T>(src, a0 + ia) <= keyAt<T>(src, mid + ib);
-      const from = takeA ? a0 + ia : mid + ib;
-      store<u64>(dst + (<usize>p << 3), load<u64>(src + (<usize>from << 3)));
-      if (takeA) ia++; else ib++;
+    // Sequential merge of this pair's part of the range; the two heads' keys stay in locals.
+    let ka: u64 = ia < lenA ? keyAt<T>(src, a0 + ia) : 0;
+    let kb: u64 = ib < lenB ? keyAt<T>(src, mid + ib) : 0;
+    while (p < stop && ia < lenA && ib < lenB) {
+      if (ka <= kb) {
+        store<u64>(dst + (<usize>p << 3), load<u64>(src + (<usize>(a0 + ia) << 3)));
+        ia++;
+        if (ia < lenA) ka = keyAt<T>(src, a0 + ia);
+      } else {
+        store<u64>(dst + (<usize>p << 3), load<u64>(src + (<usize>(mid + ib) << 3)));
+        ib++;
+        if (ib < lenB) kb = keyAt<T>(src, mid + ib);
+      }
       p++;
     }
+    // One side is exhausted (or the range ends): copy the rest of the other.
+    while (p < stop && ia < lenA) { store<u64>(dst + (<usize>p << 3), load<u64>(src + (<usize>(a0 + ia) << 3))); ia++; p++; }
+    while (p < stop && ib < lenB) { store<u64>(dst + (<usize>p << 3), load<u64>(src + (<usize>(mid + ib) << 3))); ib++; p++; }
     j++;
   }
 }
@@ -205,6 +212,26 @@ export function stsTileSort(keys: usize, n: i32): void {
   }
   for (let size = 2; size <= tile; size <<= 1) {
     for (let stride = size >> 1; stride > 0; stride >>= 1) {
+      if (scheduleIsFree() && stride >= 2) {
+        // The step's pairs are disjoint, so any order is legal: two pairs per v128, the
+        // u64 compare done signed on sign-flipped keys.
+        const flip = i64x2.splat(0x8000000000000000);
+        for (let base = 0; base < tile; base += stride << 1) {
+          const up = (base & size) == 0;
+          for (let q = 0; q < stride; q += 2) {
+            const pa = s + (<usize>(base + q) << 3);
+            const pb = pa + (<usize>stride << 3);
+            const a = v128.load(pa);
+            const b = v128.load(pb);
+            const gt = i64x2.gt_s(v128.xor(a, flip), v128.xor(b, flip));
+            const lo = v128.bitselect(b, a, gt);
+            const hi = v128.bitselect(a, b, gt);
+            v128.store(pa, up ? lo : hi);
+            v128.store(pb, up ? hi : lo);
+          }
+        }
+        continue;
+      }
       cnt = beginPhase();
       for (let k = 0; k < cnt; k++) {
         const t = threadAt(k);

@@ -223,17 +223,20 @@ async function sortChunked(ctx: Ctx): Promise<void> {
   const { device, input, out, n, nChannels, launches } = ctx;
   const cs = chunkShape(ctx);
   const cells = nChannels * cs.threads;
-  const hist = allocCells(ctx, cells);
+  const counts = allocCells(ctx, cells);
+  const colOff = allocCells(ctx, cells);
+  const totals = allocCells(ctx, nChannels);
   try {
-    await hist.fill(0);
+    await counts.fill(0);
     await withBad(ctx, async (bad) => {
-      launches.push(await device.launch(stsCountChunks, cs, [input, hist, n, nChannels, bad, 0]));
+      launches.push(await device.launch(stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
       await checkBad(ctx, bad);
     });
-    await exclusiveScan(device, hist, hist, cells, {}, launches);
-    launches.push(await device.launch(stsScatterChunks, cs, [input, out, hist, n, nChannels]));
+    launches.push(await device.launch(stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
+    await exclusiveScan(device, totals, totals, nChannels, {}, launches);
+    launches.push(await device.launch(stsScatterChunks, cs, [input, out, colOff, totals, n, nChannels]));
   } finally {
-    hist.free();
+    counts.free(); colOff.free(); totals.free();
   }
 }
 
