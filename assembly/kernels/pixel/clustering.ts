@@ -136,10 +136,12 @@ export function pixelFindClus(soa: usize, stride: u32, moduleStart: usize, nClus
           const mRel = <i32>load<u16>(bins + (<usize>q << 1));
           const m = mRel + firstPixel;
           if (abs<i32>(<i32>ldId(x, m) - xi) > 1) continue;
-          if (l < maxNeighbours) store<u16>(nnj + (<usize>l << 1), <u16>mRel);
+          // CMSSW: assert(l < maxNeighbours) — a device assert is a trap here (KernelError).
+          if (l >= maxNeighbours) unreachable();
+          store<u16>(nnj + (<usize>l << 1), <u16>mRel);
           l++;
         }
-        store<u8>(nnnBase + <usize>j, <u8>min(l, maxNeighbours));
+        store<u8>(nnnBase + <usize>j, <u8>l);
       }
     }
     // label propagation: while (__syncthreads_or(more))
