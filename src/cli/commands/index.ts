@@ -3,5 +3,7 @@ import type { Command } from '../command.js';
 import { info } from './info.js';
 import { demo } from './demo.js';
 import { bench } from './bench.js';
+import { stsSortCommand } from './stsSort.js';
+import { pixelCommand } from './pixel.js';
 
-export const commands: Command[] = [info, demo, bench];
+export const commands: Command[] = [info, demo, bench, stsSortCommand, pixelCommand];
