@@ -11,3 +11,8 @@ export { DTYPES, roundFor128ByteAlignment } from './dtypes.js';
 export type { DType, TypedArrayOf, ScalarOf } from './dtypes.js';
 export * from './errors.js';
 export * as kernels from './kernels/index.js';
+export { createWebGpuDevice, WebGpuDevice, WebGpuDeviceArray } from './webgpu/device.js';
+export type { WebGpuDeviceOptions } from './webgpu/device.js';
+export { WebGpuUnavailableError } from './webgpu/gpu.js';
+export { crossCheck, jobs, registerJob, getJob } from './crosscheck/index.js';
+export type { Job, Comparison, CrossCheckOptions, CrossCheckReport, OutputReport } from './crosscheck/index.js';
