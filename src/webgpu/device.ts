@@ -266,6 +266,10 @@ export class WebGpuDevice implements GpuDevice {
   private arrayArg(kernel: string, p: Param & { kind: 'array' }, v: unknown): GPUBuffer {
     if (v === undefined) throw new KernelArgumentError(kernel, p.name, 'missing');
     if (!(v instanceof WebGpuDeviceArray)) {
+      const dev = (v as { device?: { id?: unknown; backend?: unknown } } | null)?.device;
+      if (dev && typeof dev.id === 'number') {
+        throw new KernelArgumentError(kernel, p.name, `the array belongs to device ${dev.id} (${String(dev.backend)}), not this device (${this.id}, webgpu)`);
+      }
       throw new KernelArgumentError(kernel, p.name, `expected a device array of ${p.dtype}, got ${describe(v)}`);
     }
     if (v.device !== this) throw new KernelArgumentError(kernel, p.name, `the array belongs to device ${v.device.id}, not this device (${this.id})`);
