@@ -37,7 +37,9 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
     // vecMax: wasm with the library's default grid-stride shape; webgpu over several grids (few
     // large workgroups suit SwiftShader, a real GPU wants thousands of blocks in flight).
     const A = await device.upload('f32', randomF32(n, 1));
-    const shapes = backend === 'webgpu' ? [64, 1024, 4096].map((grid) => ({ grid, block: 256 })) : [gridStrideShape(device, n)];
+    const software = (device as { adapterInfo?: { isFallbackAdapter?: boolean } }).adapterInfo?.isFallbackAdapter === true;
+    const grids = software ? [64, 1024, 4096] : [1024, 4096, 16384, 65536];
+    const shapes = backend === 'webgpu' ? grids.map((grid) => ({ grid, block: 256 })) : [gridStrideShape(device, n)];
     for (const s of shapes) {
       const B = device.alloc('f32', s.grid);
       const vm = await timeLaunches('vecMax', device, () => device.launch(vecMax, { grid: s.grid, block: s.block, sharedBytes: 4 * s.block }, [A, B, n]), ctx.quick);
