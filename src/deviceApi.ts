@@ -58,9 +58,10 @@ export interface GpuDevice {
   readonly maxThreadsPerBlock: number;
   /**
    * Why this is not the backend asked for: set when `createDevice({ backend: 'auto' })` found no
-   * WebGPU adapter and returned a wasm device instead; undefined otherwise.
+   * WebGPU adapter and returned a wasm device instead; undefined otherwise (and on backends that
+   * never fall back, which may leave it out).
    */
-  readonly fallbackReason: string | undefined;
+  readonly fallbackReason?: string | undefined;
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D>;
   upload<D extends DType>(dtype: D, data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>): Promise<DeviceArray<D>>;
   launch(kernel: Kernel, config: LaunchConfig, args?: KernelArgs): Promise<LaunchStats>;
