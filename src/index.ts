@@ -12,3 +12,8 @@ export type { DType, TypedArrayOf, ScalarOf } from './dtypes.js';
 export * from './errors.js';
 export * as kernels from './kernels/index.js';
 export * as race from './race/index.js';
+export { createWebGpuDevice, WebGpuDevice, WebGpuDeviceArray } from './webgpu/device.js';
+export type { WebGpuDeviceOptions } from './webgpu/device.js';
+export { WebGpuUnavailableError } from './webgpu/gpu.js';
+export { crossCheck, jobs, registerJob, getJob } from './crosscheck/index.js';
+export type { Job, Comparison, CrossCheckOptions, CrossCheckReport, OutputReport } from './crosscheck/index.js';

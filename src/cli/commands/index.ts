@@ -7,5 +7,6 @@ import { explore } from './explore.js';
 import { racecheck } from './racecheck.js';
 import { stsSortCommand } from './stsSort.js';
 import { pixelCommand } from './pixel.js';
+import { crosscheck } from './crosscheck.js';
 
-export const commands: Command[] = [info, demo, bench, explore, racecheck, stsSortCommand, pixelCommand];
+export const commands: Command[] = [info, demo, bench, crosscheck, explore, racecheck, stsSortCommand, pixelCommand];
