@@ -8,10 +8,15 @@ SIZE=${2:-16777216}
 OUTDIR=${OUTDIR:-}
 WORK=${WORK:-/tmp/simt-remote}
 mkdir -p "$WORK/bin" "$WORK/app"
-# 1. The Vulkan loader, if the system has none (the GPU driver's ICD is expected to be installed).
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 '; then
+# 1. The Vulkan loader and the GL dispatch libraries NVIDIA's ICD (libGLX_nvidia) links against,
+#    if the system lacks them (the GPU driver's ICD itself is expected to be installed).
+if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 ' || ! ldconfig -p 2>/dev/null | grep -q 'libGLX\.so\.0 '; then
   for f in "$DIR"/debs/*.deb; do dpkg -x "$f" /; done
   ldconfig
+fi
+# 1b. The native CUDA baseline of the same kernels, when nvcc is there.
+if command -v nvcc >/dev/null && [ -f "$DIR/cuda/cuda/seeds.cu" ]; then
+  (cd "$DIR/cuda/cuda" && nvcc -O3 -o "$WORK/seeds" seeds.cu && "$WORK/seeds" "$SIZE") | tee ${OUTDIR:+"$OUTDIR/native-cuda.json"}
 fi
 # The NVIDIA ICD where container images put it, unless the caller chose one.
 for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
