@@ -18,7 +18,7 @@ import { CONTROL_BYTES, CTL, Command, HEAP_ALIGN, MAX_WASM32_BYTES, PAGE_BYTES }
 import { HeapAllocator } from './memory/allocator.js';
 import type { DeviceArray } from './memory/deviceArray.js';
 import { loadKernelsModule } from './module.js';
-import { defaultWorkerCount } from './platform.js';
+import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
 import { WorkerPool } from './pool/pool.js';
 import { ArgTag } from './pool/protocol.js';
 import { launchSeed, normalizeSeed, randomSeed, splitSeed } from './schedule/seeds.js';
@@ -63,6 +63,8 @@ export async function createDevice(options: DeviceOptions = {}): Promise<Device>
     throw new BackendUnavailableError(`unknown backend '${String(backend)}': use 'wasm' or 'serial'` +
       ((backend as string) === 'webgpu' ? ' (or createWebGpuDevice for WebGPU)' : ''));
   }
+  const isolation = sharedMemoryProblem();
+  if (isolation !== undefined) throw new BackendUnavailableError(`the ${backend} backend needs shared memory: ${isolation}`);
   const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
   if (!Number.isInteger(memoryBytes) || memoryBytes <= 0) {
     throw new MemorySizeError(`memoryBytes must be a positive integer, got ${String(memoryBytes)}`);
