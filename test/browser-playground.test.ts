@@ -3,7 +3,7 @@
 // run in the page and its shown results are checked against the same computation in Node.
 // Chromium missing ⇒ these tests FAIL (scripts/ci-webgpu-setup.sh installs it); no browser is
 // ever downloaded.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,14 +20,28 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', 
 const RACE_SCHEDULES = 20;
 
 let outDir = '';
-let profile = '';
+const profiles: string[] = [];
 let server: StaticServer | undefined;
 let context: BrowserContext | undefined;
 let page: Page;
 let nodeDevice: Device | undefined;
 const pageErrors: string[] = [];
 
+// A setup failure (no Chromium, a build error) fails every test with its message: none is skipped.
+let setupError: unknown;
+beforeEach(() => {
+  if (setupError !== undefined) throw setupError;
+});
+
 beforeAll(async () => {
+  try {
+    await setup();
+  } catch (e) {
+    setupError = e;
+  }
+}, 180_000);
+
+async function setup(): Promise<void> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: the browser tests need Debian's chromium package ` +
       '(scripts/ci-webgpu-setup.sh installs it; SIMT_CHROMIUM names another binary)');
@@ -35,25 +49,32 @@ beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'simt-playground-'));
   await build({ configFile: join(ROOT, 'playground/vite.config.ts'), configLoader: 'runner', logLevel: 'error', build: { outDir, emptyOutDir: true } });
   server = await serveStatic(outDir);
-  profile = mkdtempSync(join(tmpdir(), 'simt-chromium-profile-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: 60_000, viewport: { width: 1280, height: 900 },
-  });
-  page = context.pages()[0] ?? await context.newPage();
-  page.setDefaultTimeout(60_000);
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  await page.goto(server.url);
-  await page.waitForSelector('[data-testid=env][data-state=done]');
+  ({ context, page } = await openPage(FLAGS));
   nodeDevice = await createDevice({ backend: 'wasm', memoryBytes: 128 << 20 });
-}, 180_000);
+}
 
 afterAll(async () => {
   await context?.close().catch(() => undefined);
   await server?.close();
   await nodeDevice?.destroy();
   if (outDir) rmSync(outDir, { recursive: true, force: true });
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  for (const p of profiles) rmSync(p, { recursive: true, force: true });
 }, 60_000);
+
+/** Chromium with a new empty profile, on the served playground, environment checked. */
+async function openPage(flags: string[]): Promise<{ context: BrowserContext; page: Page }> {
+  const profile = mkdtempSync(join(tmpdir(), 'simt-chromium-profile-'));
+  profiles.push(profile);
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: flags, timeout: 60_000, viewport: { width: 1280, height: 900 },
+  });
+  const pg = ctx.pages()[0] ?? await ctx.newPage();
+  pg.setDefaultTimeout(60_000);
+  pg.on('pageerror', (e) => pageErrors.push(String(e)));
+  await pg.goto(server!.url);
+  await pg.waitForSelector('[data-testid=env][data-state=done]');
+  return { context: ctx, page: pg };
+}
 
 async function panelResult(id: string, timeout = 120_000): Promise<Record<string, any>> {
   await page.waitForFunction((sel) => {
@@ -66,6 +87,54 @@ async function panelResult(id: string, timeout = 120_000): Promise<Record<string
     throw new Error(`the page reported an error in ${id}: ${errors.join(' | ')}`);
   }
   return JSON.parse((await page.getAttribute(`[data-testid=${id}]`, 'data-result'))!);
+}
+
+const COMPUTE_JOBS = ['vecMax', 'vecSum', 'countModules'] as const;
+
+/** Runs a compute job in the page and checks what it shows against Node; returns the shown result. */
+async function checkComputeJob(job: (typeof COMPUTE_JOBS)[number]): Promise<Record<string, any>> {
+  const n = 300_007, seed = 11;
+
+  await page.selectOption('[data-testid=compute-job]', job);
+  await page.fill('[data-testid=compute-size]', String(n));
+  await page.fill('[data-testid=compute-seed]', String(seed));
+  await page.click('[data-testid=compute-run]');
+  const shown = await panelResult('compute');
+
+  let nodeValue: string, reference: string;
+  if (job === 'countModules') {
+    const ids = data.moduleIdsForBench(n, 1800, 0.01, seed);
+    const r = await countModules(nodeDevice!, ids, { nMaxModules: 1856 });
+    nodeValue = String(r.count);
+    reference = String(data.countModulesReference(ids, 1856).moduleCount);
+    expect(shown.wasm.firstStarts).toEqual(Array.from(r.moduleStartSorted.slice(0, 8)));
+  } else {
+    const A = data.randomF32(n, seed);
+    const r = job === 'vecMax' ? await deviceMax(nodeDevice!, A) : await deviceSum(nodeDevice!, A);
+    nodeValue = String(r.value);
+    let ref = job === 'vecMax' ? -Infinity : 0;
+    for (const v of A) ref = job === 'vecMax' ? Math.max(ref, v) : ref + v;
+    reference = String(ref);
+  }
+  const rows = page.locator('[data-testid=compute-table] tbody tr');
+  await expect.poll(() => rows.count()).toBe(3);
+  const wasmCell = page.locator('[data-testid=value-wasm]');
+  expect(await wasmCell.getAttribute('data-value')).toBe(nodeValue);
+  expect(await wasmCell.textContent()).not.toBe('');
+  expect(await page.locator('[data-testid=value-JS]').getAttribute('data-value')).toBe(reference);
+
+  const verdict = (await page.textContent('[data-testid=compute-verdict]'))!;
+  expect(verdict).toMatch(/^Cross-check passed: wasm pool matches the reference; /);
+  const gpuRow = page.locator('[data-testid=compute-table] tbody tr').nth(2);
+  if (typeof shown.webgpu === 'object' && shown.webgpu !== null && 'unavailable' in shown.webgpu && !('count' in shown.webgpu)) {
+    expect(verdict).toContain('WebGPU not run (unavailable)');
+    expect(await gpuRow.textContent()).toContain('unavailable');
+    expect(await gpuRow.getAttribute('class')).toBe('unavailable');
+  } else {
+    expect(verdict).toContain('WebGPU agrees with the wasm pool');
+  }
+  expect(shown.verdict).toBe(true);
+  return shown;
 }
 
 describe('playground in headless Chromium', () => {
@@ -81,48 +150,9 @@ describe('playground in headless Chromium', () => {
     expect(await gpu.textContent()).toMatch(available === 'true' ? /^available: / : /^unavailable — WebGPU unavailable: /);
   });
 
-  for (const job of ['vecMax', 'vecSum', 'countModules'] as const) {
+  for (const job of COMPUTE_JOBS) {
     it(`${job}: the wasm pool's result shown equals Node's, and the cross-check is shown`, async () => {
-      const n = 300_007, seed = 11;
-      await page.selectOption('[data-testid=compute-job]', job);
-      await page.fill('[data-testid=compute-size]', String(n));
-      await page.fill('[data-testid=compute-seed]', String(seed));
-      await page.click('[data-testid=compute-run]');
-      const shown = await panelResult('compute');
-
-      let nodeValue: string, reference: string;
-      if (job === 'countModules') {
-        const ids = data.moduleIdsForBench(n, 1800, 0.01, seed);
-        const r = await countModules(nodeDevice!, ids, { nMaxModules: 1856 });
-        nodeValue = String(r.count);
-        reference = String(data.countModulesReference(ids, 1856).moduleCount);
-        expect(shown.wasm.firstStarts).toEqual(Array.from(r.moduleStartSorted.slice(0, 8)));
-      } else {
-        const A = data.randomF32(n, seed);
-        const r = job === 'vecMax' ? await deviceMax(nodeDevice!, A) : await deviceSum(nodeDevice!, A);
-        nodeValue = String(r.value);
-        let ref = job === 'vecMax' ? -Infinity : 0;
-        for (const v of A) ref = job === 'vecMax' ? Math.max(ref, v) : ref + v;
-        reference = String(ref);
-      }
-      const rows = page.locator('[data-testid=compute-table] tbody tr');
-      await expect.poll(() => rows.count()).toBe(3);
-      const wasmCell = page.locator('[data-testid=value-wasm]');
-      expect(await wasmCell.getAttribute('data-value')).toBe(nodeValue);
-      expect(await wasmCell.textContent()).not.toBe('');
-      expect(await page.locator('[data-testid=value-JS]').getAttribute('data-value')).toBe(reference);
-
-      const verdict = (await page.textContent('[data-testid=compute-verdict]'))!;
-      expect(verdict).toMatch(/^Cross-check passed: wasm pool matches the reference; /);
-      const gpuRow = page.locator('[data-testid=compute-table] tbody tr').nth(2);
-      if (typeof shown.webgpu === 'object' && shown.webgpu !== null && 'unavailable' in shown.webgpu && !('count' in shown.webgpu)) {
-        expect(verdict).toContain('WebGPU not run (unavailable)');
-        expect(await gpuRow.textContent()).toContain('unavailable');
-        expect(await gpuRow.getAttribute('class')).toBe('unavailable');
-      } else {
-        expect(verdict).toContain('WebGPU agrees with the wasm pool');
-      }
-      expect(shown.verdict).toBe(true);
+      await checkComputeJob(job);
     });
   }
 
@@ -209,5 +239,47 @@ describe('playground in headless Chromium', () => {
     } finally {
       await p.close();
     }
+  });
+});
+
+// Chromium can also give the page a WebGPU adapter without a GPU: SwiftShader's Vulkan driver,
+// which Debian's chromium ships. Then the WebGPU column runs for real and the cross-check
+// compares it with the wasm pool. No adapter here is a failure, as in the WebGPU tests.
+describe('playground with WebGPU on SwiftShader', () => {
+  const WEBGPU_FLAGS = [...FLAGS.filter((f) => f !== '--disable-gpu'),
+    '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader'];
+  let gpuContext: BrowserContext | undefined;
+  let mainPage: Page;
+
+  beforeAll(async () => {
+    mainPage = page;
+    if (setupError !== undefined) return;
+    try {
+      ({ context: gpuContext, page } = await openPage(WEBGPU_FLAGS));
+    } catch (e) {
+      setupError = e;
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    page = mainPage;
+    await gpuContext?.close().catch(() => undefined);
+  });
+
+  it('has an adapter', async () => {
+    const gpu = page.locator('[data-testid=webgpu-status]');
+    expect(await gpu.textContent()).toMatch(/^available: /);
+  });
+
+  for (const job of COMPUTE_JOBS) {
+    it(`${job}: WebGPU runs and agrees with the wasm pool, which agrees with Node`, async () => {
+      const shown = await checkComputeJob(job);
+      expect(await page.textContent('[data-testid=compute-verdict]')).toContain('WebGPU agrees with the wasm pool');
+      expect(typeof shown.webgpu === 'number' || typeof shown.webgpu?.count === 'number').toBe(true);
+    }, 180_000);
+  }
+
+  it('raised no uncaught page errors', () => {
+    expect(pageErrors).toEqual([]);
   });
 });
