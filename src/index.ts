@@ -12,6 +12,11 @@ export type { DType, TypedArrayOf, ScalarOf } from './dtypes.js';
 export * from './errors.js';
 export * as kernels from './kernels/index.js';
 export * as race from './race/index.js';
+export { createWebGpuDevice, WebGpuDevice, WebGpuDeviceArray } from './webgpu/device.js';
+export type { WebGpuDeviceOptions } from './webgpu/device.js';
+export { WebGpuUnavailableError } from './webgpu/gpu.js';
+export { crossCheck, jobs, registerJob, getJob } from './crosscheck/index.js';
+export type { Job, Comparison, CrossCheckOptions, CrossCheckReport, OutputReport } from './crosscheck/index.js';
 // Host helpers (src/ops/) and synthetic data generators, for applications and examples/.
 export { deviceMax, deviceMin, deviceSum } from './ops/reduce.js';
 export type { ReduceResult } from './ops/reduce.js';

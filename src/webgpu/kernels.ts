@@ -9,7 +9,11 @@
  */
 import { configuredBaseUrl } from '../platform.js';
 
-export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32';
+/**
+ * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
+ * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes.
+ */
+export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
 
 export interface WgslParam {
   name: string;
@@ -28,17 +32,18 @@ export interface WgslKernelInfo {
 const arr = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'array', dtype });
 const scal = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'scalar', dtype });
 
-const reduction = (name: string): WgslKernelInfo => ({
+const reduction = (name: string, partial: WgslDtype = 'f32'): WgslKernelInfo => ({
   name,
   entryPoint: name,
-  params: [arr('A', 'f32'), arr('B', 'f32'), scal('N', 'i32')],
+  params: [arr('A', 'f32'), arr('B', partial), scal('N', 'i32')],
   powerOfTwoBlock: true,
 });
 
 export const WGSL_KERNELS = {
   vecMax: reduction('vecMax'),
   vecMin: reduction('vecMin'),
-  vecSum: reduction('vecSum'),
+  // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
+  vecSum: reduction('vecSum', 'f64'),
   countModules: {
     name: 'countModules',
     entryPoint: 'countModules',

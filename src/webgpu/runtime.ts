@@ -28,7 +28,7 @@
  * ## Prelude
  *
  * `assembly/kernels/wgsl/cuda_atomics.wgsl` (CUDA atomicInc/atomicDec, f32 atomicMax/Min/Add by
- * CAS) is prepended as plain text to every kernel source before compiling, so kernels call the
+ * CAS) and `wgsl/wide.wgsl` (64-bit storage words: f64BitsOfF32, ...) are prepended as plain text to every kernel source before compiling, so kernels call the
  * helpers without declaring them. Compiler messages are mapped back to the kernel's own lines.
  *
  * ## Launches
@@ -82,6 +82,12 @@ interface PipelineEntry {
 
 const UNIFORM_HEADER_BYTES = 16;
 
+/** The preludes every kernel gets: CUDA atomics, then the 64-bit storage helpers. */
+export async function defaultPrelude(): Promise<string> {
+  const parts = await Promise.all([loadWgsl('wgsl/cuda_atomics'), loadWgsl('wgsl/wide')]);
+  return parts.map((p) => (p.endsWith('\n') ? p : p + '\n')).join('');
+}
+
 function roundUp(n: number, m: number): number {
   return Math.ceil(n / m) * m;
 }
@@ -104,7 +110,7 @@ export class WebGpuRuntime {
   }
 
   static async create(ctx: WebGpuContext, options: WebGpuRuntimeOptions = {}): Promise<WebGpuRuntime> {
-    const prelude = options.prelude ?? (await loadWgsl('wgsl/cuda_atomics'));
+    const prelude = options.prelude ?? (await defaultPrelude());
     return new WebGpuRuntime(ctx, prelude);
   }
 

@@ -5,5 +5,8 @@ import { demo } from './demo.js';
 import { bench } from './bench.js';
 import { explore } from './explore.js';
 import { racecheck } from './racecheck.js';
+import { stsSortCommand } from './stsSort.js';
+import { pixelCommand } from './pixel.js';
+import { crosscheck } from './crosscheck.js';
 
-export const commands: Command[] = [info, demo, bench, explore, racecheck];
+export const commands: Command[] = [info, demo, bench, crosscheck, explore, racecheck, stsSortCommand, pixelCommand];
