@@ -18,7 +18,7 @@ import { CONTROL_BYTES, CTL, Command, HEAP_ALIGN, MAX_WASM32_BYTES, PAGE_BYTES }
 import { HeapAllocator } from './memory/allocator.js';
 import type { DeviceArray } from './memory/deviceArray.js';
 import { loadKernelsModule } from './module.js';
-import { defaultWorkerCount } from './platform.js';
+import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
 import { WorkerPool } from './pool/pool.js';
 import { ArgTag } from './pool/protocol.js';
 import { launchSeed, normalizeSeed, randomSeed, splitSeed } from './schedule/seeds.js';
@@ -96,6 +96,8 @@ export async function createDevice(options: DeviceOptions = {}): Promise<Device 
 
 async function createWasmDevice(options: DeviceOptions & { backend: Backend }, fallbackReason: string | undefined): Promise<Device> {
   const backend = options.backend;
+  const isolation = sharedMemoryProblem();
+  if (isolation !== undefined) throw new BackendUnavailableError(`the ${backend} backend needs shared memory: ${isolation}`);
   const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
   if (!Number.isInteger(memoryBytes) || memoryBytes <= 0) {
     throw new MemorySizeError(`memoryBytes must be a positive integer, got ${String(memoryBytes)}`);

@@ -7,6 +7,7 @@
  * map to bindings 0..k-1 and scalars to the Launch uniform's words after its 16-byte header (see
  * src/webgpu/runtime.ts).
  */
+import { configuredBaseUrl } from '../platform.js';
 
 /**
  * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
@@ -127,11 +128,15 @@ async function loadNode(name: string): Promise<string> {
 
 async function loadBrowser(name: string): Promise<string> {
   const tried: string[] = [];
-  for (const prefix of ['../../', '../../../']) {
-    const url = new URL(`${prefix}assembly/kernels/${name}.wgsl`, import.meta.url);
+  // configureAssets({ baseUrl }) (a bundled page) names the package root; else look beside this module.
+  const base = configuredBaseUrl();
+  const roots = base ? [base] : ['../../', '../../../'].map((p) => new URL(p, import.meta.url));
+  for (const root of roots) {
+    const url = new URL(`assembly/kernels/${name}.wgsl`, root);
     tried.push(url.href);
     const res = await fetch(url);
-    if (res.ok) return res.text();
+    // A dev server's SPA fallback answers unknown paths with index.html: not WGSL.
+    if (res.ok && !(res.headers.get('content-type') ?? '').includes('text/html')) return res.text();
   }
   throw new Error(`WGSL source '${name}' not found; tried:\n  ${tried.join('\n  ')}`);
 }
