@@ -3,7 +3,7 @@
  * No adapter is a failure, not a skip: beforeAll throws WebGpuUnavailableError and every test
  * in the file fails with its message.
  *
- * Timings over 16M elements: SIMT_WEBGPU_BENCH=1 npx vitest run test/webgpu-runtime.test.ts
+ * Timings: bench/webgpu.bench.ts (npm run bench -- webgpu).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openWebGpu, type WebGpuContext } from '../src/webgpu/gpu.js';
@@ -460,67 +460,3 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wg: vec
 });
 
 // ---------------------------------------------------------------------------------- timings
-
-describe.runIf(!!process.env.SIMT_WEBGPU_BENCH)('timings over 16M elements', () => {
-  const N = 16 << 20;
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-
-  async function time(label: string, bytes: number, launch: () => Promise<{ gpuTimeNs?: Promise<number>; completed(): Promise<void> }>) {
-    const t0 = performance.now();
-    await (await launch()).completed(); // first launch: compiles the pipeline
-    const first = performance.now() - t0;
-    const wall: number[] = [];
-    const gpu: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      const s = performance.now();
-      const r = await launch();
-      await r.completed();
-      wall.push(performance.now() - s);
-      if (r.gpuTimeNs) gpu.push((await r.gpuTimeNs) / 1e6);
-    }
-    const w = median(wall);
-    const g = gpu.length ? median(gpu) : NaN;
-    console.log(
-      `${label}: first launch ${first.toFixed(1)} ms; median of 5: wall ${w.toFixed(2)} ms ` +
-        `(${(bytes / w / 1e6).toFixed(2)} GB/s), GPU ${g.toFixed(2)} ms (${(bytes / g / 1e6).toFixed(2)} GB/s)`,
-    );
-  }
-
-  it('vecMax over 16M f32', async () => {
-    const A = randomF32(N, 3);
-    const a = rt.createBuffer(A.byteLength);
-    rt.write(a, 0, A);
-    const wgsl = await loadWgsl('vecMax');
-    for (const grid of [64, 1024]) {
-      const b = rt.createBuffer(4 * grid);
-      await time(`vecMax N=16M block 256 grid ${grid}`, 4 * N, () =>
-        rt.dispatch({ wgsl, entryPoint: 'vecMax', workgroupSize: [256, 1, 1], grid: { x: grid }, buffers: [a, b], scalars: packScalars(WGSL_KERNELS.vecMax.params, [N]), timing: true }),
-      );
-      const out = await readF32(b, grid);
-      expect(out.reduce((x, y) => Math.max(x, y), -Infinity)).toBe(A.reduce((x, y) => Math.max(x, y), -Infinity));
-      b.destroy();
-    }
-    a.destroy();
-  });
-
-  it('countModules over 16M digis', async () => {
-    const id = makeIds(N, 5, { maxRun: 2000 });
-    const bounds = boundaries(id);
-    const nMax = bounds.length + 1;
-    const idBuf = rt.createBuffer(id.byteLength);
-    rt.write(idBuf, 0, id);
-    const ms = rt.createBuffer(4 * (nMax + 2));
-    const cl = rt.createBuffer(4 * N);
-    const wgsl = await loadWgsl('countModules');
-    const grid = Math.ceil(N / 256); // the CUDA launch: one thread per digi (65536 blocks: split)
-    await time(`countModules N=16M block 256 grid ${grid} (${bounds.length} modules; bytes = 2N id + 4N clusterId)`, 6 * N, async () => {
-      rt.write(ms, 0, new Uint32Array(1));
-      return rt.dispatch({ wgsl, entryPoint: 'countModules', workgroupSize: [256, 1, 1], grid: { x: grid }, buffers: [idBuf, ms, cl], scalars: packScalars(WGSL_KERNELS.countModules.params, [N, nMax]), timing: true });
-    });
-    const moduleStart = await readU32(ms, nMax + 2);
-    checkModuleStart(moduleStart, bounds, nMax);
-    idBuf.destroy();
-    ms.destroy();
-    cl.destroy();
-  });
-});
