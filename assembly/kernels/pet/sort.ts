@@ -1,0 +1,245 @@
+// Seed 001's GPU merge sort of singles by time (parallelMergeSort), stable:
+//   1. addPadding: both buffers get padding singles (time +∞) on [n, n2), n2 = max(2^⌈log₂n⌉, 1024);
+//   2. petSortTiles (runMergeSortKernel): each 1024-element tile sorted in shared memory;
+//   3. while sortedBlockSize < n: petMergeRanks (generateRanksKernel: one rank sample every
+//      SUB_BLOCK_SIZE = 256 elements, its rank in the opposite sorted block) then
+//      petMergeBlocks (mergeKernel: merge the even and odd sub-blocks between consecutive
+//      samples), ping-ponging the two buffers; sortedBlockSize doubles.
+//
+// Keys are `timevalue` only. Ties: an element of an even block is placed before equal
+// elements of the odd block, which makes every merge (and so the sort) stable.
+//
+// The seed's omitted helpers, as they evidently mean (see docs/pet.md):
+// - binarySearchInclusive(data, key, lo, hi[, stride]) = the first index in lo, lo+stride, …,
+//   hi+stride whose key is ≥ `key` (lower bound: `key` goes before its equals). An element of
+//   an EVEN block ranks itself in the odd block with it.
+// - binarySearchExclusive = the first index whose key is > `key` (upper bound). An element of
+//   an ODD block ranks itself in the even block with it.
+//   (The opposite reading sorts too, but puts the odd block's equal keys first: unstable.)
+// - runMergeSortKernel: 512 threads × 2 elements per 1024-tile; for width 1, 2, …, 512 every
+//   element finds its rank in the opposite width-run by the same two searches and moves to
+//   (index in own run + rank in the other) — one phase per width, ping-pong in shared memory.
+// - copyPaddedElements / lastPaddingMergePhase: the seed skips merging blocks that hold only
+//   padding. Here a merge pair starting at ≥ n is skipped by both kernels: both buffers hold
+//   identical padding there since addPadding, and a stable merge keeps padding (greater than
+//   every real time) at [n, n2).
+// - segment boundaries: the seed stores rank+1 for a sample's own block ("so that at least one
+//   element takes part") and block x merges [ranks[x-1], ranks[x]) with block 0 starting at 0
+//   and the last block ending at sortedBlockSize; the last sample's ranks are then never used
+//   and the last block can get up to 511 elements of one side for a 256-element tile. We store
+//   the plain rank (the sample OPENS its segment) and block x merges [ranks[x], ranks[x+1])
+//   (the last one up to the end): ranks[0] = (0, 0) always, and every side of every block
+//   holds at most 256 elements.
+// - generateRanksKernel's index arithmetic: the opposite sample count is taken relative to the
+//   opposite block's start (the seed subtracts sortedBlockSize, right only for the first pair).
+
+import { blockIdx, blockDim, gridDim, beginPhase, threadAt, scheduleIsFree, sharedMem } from "../../runtime";
+import { NO_CRYSTAL, singleAt, timeOf, copySingle } from "./singles";
+
+export const TILE: i32 = 1024;
+export const SUB_BLOCK_SIZE: i32 = 256;
+
+/** First index i in [lo, hi] (stepping `stride`, result ≤ hi + stride) with key(i) ≥ key. */
+// @ts-ignore: decorator
+@inline function binarySearchInclusive(data: usize, key: f64, lo: i32, hi: i32, stride: i32): i32 {
+  while (lo <= hi) {
+    const mid = lo + ((hi - lo) / (2 * stride)) * stride;
+    if (key <= timeOf(data, mid)) hi = mid - stride; else lo = mid + stride;
+  }
+  return lo;
+}
+
+/** First index i in [lo, hi] (stepping `stride`) with key(i) > key. */
+// @ts-ignore: decorator
+@inline function binarySearchExclusive(data: usize, key: f64, lo: i32, hi: i32, stride: i32): i32 {
+  while (lo <= hi) {
+    const mid = lo + ((hi - lo) / (2 * stride)) * stride;
+    if (key < timeOf(data, mid)) hi = mid - stride; else lo = mid + stride;
+  }
+  return lo;
+}
+
+/** addPadding: a[i] = b[i] = { NO_CRYSTAL, 0, +∞ } for n ≤ i < total (grid-stride). */
+export function petPadSingles(a: usize, b: usize, n: i32, total: i32): void {
+  const pad = f64x2.replace_lane(i32x4(<i32>NO_CRYSTAL, 0, 0, 0), 1, Infinity);
+  const stride = gridDim.x * blockDim.x;
+  for (let base = n + blockIdx.x * blockDim.x; base < total; base += stride) {
+    const m = beginPhase();
+    for (let k = 0; k < m; k++) {
+      const i = base + threadAt(k);
+      if (i < total) { v128.store(singleAt(a, i), pad); v128.store(singleAt(b, i), pad); }
+    }
+  }
+}
+
+/** Stable sequential merge of src[a..a+na) and src[b..b+nb) into dst (the free-schedule path). */
+function mergeRuns(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): void {
+  let i = a, j = b;
+  const ea = a + na, eb = b + nb;
+  let o = dst;
+  if (i < ea && j < eb) {
+    let ka = timeOf(src, i), kb = timeOf(src, j);
+    while (true) {
+      if (kb < ka) {
+        copySingle(o, singleAt(src, j)); o += 16;
+        if (++j == eb) break;
+        kb = timeOf(src, j);
+      } else {
+        copySingle(o, singleAt(src, i)); o += 16;
+        if (++i == ea) break;
+        ka = timeOf(src, i);
+      }
+    }
+  }
+  if (i < ea) { memory.copy(o, singleAt(src, i), <usize>(ea - i) << 4); o += <usize>(ea - i) << 4; }
+  if (j < eb) memory.copy(o, singleAt(src, j), <usize>(eb - j) << 4);
+}
+
+/** Insertion sort of src[s..s+len) in place (stable). */
+function insertionSort(src: usize, s: i32, len: i32): void {
+  for (let i = s + 1; i < s + len; i++) {
+    const rec = v128.load(singleAt(src, i));
+    const key = f64x2.extract_lane(rec, 1);
+    let j = i - 1;
+    while (j >= s && timeOf(src, j) > key) { copySingle(singleAt(src, j + 1), singleAt(src, j)); j--; }
+    v128.store(singleAt(src, j + 1), rec);
+  }
+}
+
+/**
+ * runMergeSortKernel: sorts data[1024·b … 1024·b + 1024) in place. Block: 512 threads, 2
+ * elements each. Shared: 2 × 1024 × 16 = 32 KiB. Tiles starting at ≥ n (padding only) return.
+ */
+export function petSortTiles(data: usize, n: i32): void {
+  const tileStart = blockIdx.x * TILE;
+  if (tileStart >= n) return;
+  const nt = blockDim.x;
+  const per = TILE / nt;
+  let A = sharedMem();
+  let B = A + <usize>(TILE << 4);
+  const src = singleAt(data, tileStart);
+  if (scheduleIsFree()) {
+    // Same permutation (the stable sort of the tile), one legal schedule: sort runs of 8 by
+    // insertion, then merge runs sequentially.
+    memory.copy(A, src, <usize>(TILE << 4));
+    for (let s = 0; s < TILE; s += 8) insertionSort(A, s, 8);
+    for (let width = 8; width < TILE; width <<= 1) {
+      for (let s = 0; s < TILE; s += 2 * width) mergeRuns(A, s, width, s + width, width, singleAt(B, s));
+      const tmp = A; A = B; B = tmp;
+    }
+    memory.copy(src, A, <usize>(TILE << 4));
+    return;
+  }
+  let m = beginPhase();
+  for (let k = 0; k < m; k++) {
+    const t = threadAt(k);
+    for (let e = t; e < TILE; e += nt) copySingle(singleAt(A, e), singleAt(src, e));
+  }
+  for (let width = 1; width < TILE; width <<= 1) {
+    m = beginPhase();
+    for (let k = 0; k < m; k++) {
+      const t = threadAt(k);
+      for (let u = 0; u < per; u++) {
+        const e = t + u * nt;
+        const key = timeOf(A, e);
+        const run = e / width;
+        const within = e - run * width;
+        const pairBase = (run & ~1) * width;
+        let rank: i32;
+        if ((run & 1) == 0) rank = binarySearchInclusive(A, key, pairBase + width, pairBase + 2 * width - 1, 1) - (pairBase + width);
+        else rank = binarySearchExclusive(A, key, pairBase, pairBase + width - 1, 1) - pairBase;
+        copySingle(singleAt(B, pairBase + within + rank), singleAt(A, e));
+      }
+    }
+    const tmp = A; A = B; B = tmp;
+  }
+  m = beginPhase();
+  for (let k = 0; k < m; k++) {
+    const t = threadAt(k);
+    for (let e = t; e < TILE; e += nt) copySingle(singleAt(src, e), singleAt(A, e));
+  }
+}
+
+/**
+ * generateRanksKernel: one thread per sample (every SUB_BLOCK_SIZE-th element of `data`,
+ * n2/256 samples). For the merge of sorted blocks (2p, 2p+1) of length S, writes at
+ * pair·(2S/256) + (the sample's index among the pair's samples in merged order) the number of
+ * even- and odd-block elements that precede the sample in the merged output. Block: 256 threads (any).
+ */
+export function petMergeRanks(data: usize, ranksEven: usize, ranksOdd: usize, S: i32, n: i32, n2: i32): void {
+  const subPerSorted = S / SUB_BLOCK_SIZE;
+  const subPerMerged = 2 * subPerSorted;
+  const base = blockIdx.x * blockDim.x;
+  const m = beginPhase();
+  for (let k = 0; k < m; k++) {
+    const s = base + threadAt(k);                 // rankSampleCurrent
+    const at = s * SUB_BLOCK_SIZE;
+    if (at >= n2) continue;
+    const blk = at / S;                           // indexBlockCurrent
+    const pair = blk >> 1;
+    if (pair * 2 * S >= n) continue;              // padding-only pair: skipped (see header)
+    const key = timeOf(data, at);
+    const opp = blk ^ 1;                          // indexBlockOpposite
+    const oppStart = opp * S;
+    const kIn = s % subPerSorted;
+    let c: i32;                                   // opposite samples before this one
+    if ((blk & 1) == 0) c = (binarySearchInclusive(data, key, oppStart, oppStart + S - SUB_BLOCK_SIZE, SUB_BLOCK_SIZE) - oppStart) / SUB_BLOCK_SIZE;
+    else c = (binarySearchExclusive(data, key, oppStart, oppStart + S - SUB_BLOCK_SIZE, SUB_BLOCK_SIZE) - oppStart) / SUB_BLOCK_SIZE;
+    const sortedIndex = kIn + c;
+    const rankCur = kIn * SUB_BLOCK_SIZE;         // the sample opens its segment (no +1: see header)
+    let rankOpp = 0;
+    if (c > 0) {
+      const lo = oppStart + (c - 1) * SUB_BLOCK_SIZE + 1;   // the opposite sub-block, without its sample
+      const hi = lo + SUB_BLOCK_SIZE - 2;
+      rankOpp = ((blk & 1) == 0 ? binarySearchInclusive(data, key, lo, hi, 1) : binarySearchExclusive(data, key, lo, hi, 1)) - oppStart;
+    }
+    const idx = <usize>(pair * subPerMerged + sortedIndex) << 2;
+    if ((blk & 1) == 0) { store<u32>(ranksEven + idx, rankCur); store<u32>(ranksOdd + idx, rankOpp); }
+    else { store<u32>(ranksEven + idx, rankOpp); store<u32>(ranksOdd + idx, rankCur); }
+  }
+}
+
+/**
+ * mergeKernel: grid (2S/256, n2/(2S)), block 256 threads, shared 2 × 256 × 16 = 8 KiB. Block
+ * (x, pair) merges the even elements [ranksEven[x], ranksEven[x+1]) with the odd elements
+ * [ranksOdd[x], ranksOdd[x+1]) of the pair into `out`.
+ */
+export function petMergeBlocks(data: usize, out: usize, ranksEven: usize, ranksOdd: usize, S: i32, n: i32): void {
+  const pair = blockIdx.y;
+  const pairStart = pair * 2 * S;
+  if (pairStart >= n) return;
+  const idx = pair * (2 * S / SUB_BLOCK_SIZE) + blockIdx.x;
+  // Block x merges from its own sample up to the next one (the last block: to the end).
+  const startE = load<i32>(ranksEven + (<usize>idx << 2)), startO = load<i32>(ranksOdd + (<usize>idx << 2));
+  let endE = S, endO = S;
+  if (blockIdx.x < gridDim.x - 1) { endE = load<i32>(ranksEven + (<usize>(idx + 1) << 2)); endO = load<i32>(ranksOdd + (<usize>(idx + 1) << 2)); }
+  const numE = endE - startE, numO = endO - startO;
+  const evenAt = pairStart + startE;
+  const oddAt = pairStart + S + startO;
+  const dst = pairStart + startE + startO;
+  if (scheduleIsFree()) {
+    mergeRuns(data, evenAt, numE, oddAt, numO, singleAt(out, dst));
+    return;
+  }
+  if (numE > SUB_BLOCK_SIZE || numO > SUB_BLOCK_SIZE) unreachable();   // cannot happen: see header
+  const tileE = sharedMem();
+  const tileO = tileE + <usize>(SUB_BLOCK_SIZE << 4);
+  let m = beginPhase();
+  for (let k = 0; k < m; k++) {
+    const t = threadAt(k);
+    if (t < numE) copySingle(singleAt(tileE, t), singleAt(data, evenAt + t));
+    if (t < numO) copySingle(singleAt(tileO, t), singleAt(data, oddAt + t));
+  }
+  m = beginPhase();
+  for (let k = 0; k < m; k++) {
+    const t = threadAt(k);
+    if (t < numE) {
+      const r = binarySearchInclusive(tileO, timeOf(tileE, t), 0, numO - 1, 1);
+      copySingle(singleAt(out, dst + t + r), singleAt(tileE, t));
+    }
+    if (t < numO) {
+      const r = binarySearchExclusive(tileE, timeOf(tileO, t), 0, numE - 1, 1);
+      copySingle(singleAt(out, dst + t + r), singleAt(tileO, t));
+    }
+  }
+}
