@@ -72,27 +72,24 @@ export function petPadSingles(a: usize, b: usize, n: i32, total: i32): void {
   }
 }
 
-/** Stable sequential merge of src[a..a+na) and src[b..b+nb) into dst (the free-schedule path). */
+/**
+ * Stable sequential merge of src[a..a+na) and src[b..b+nb) into dst (the free-schedule path).
+ * Branch-free inner loop (selects instead of a data-dependent branch): on random times a
+ * branchy merge spends most of its time in mispredictions.
+ */
 function mergeRuns(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): void {
-  let i = a, j = b;
-  const ea = a + na, eb = b + nb;
+  let pa = singleAt(src, a), pb = singleAt(src, b);
+  const ea = pa + (<usize>na << 4), eb = pb + (<usize>nb << 4);
   let o = dst;
-  if (i < ea && j < eb) {
-    let ka = timeOf(src, i), kb = timeOf(src, j);
-    while (true) {
-      if (kb < ka) {
-        copySingle(o, singleAt(src, j)); o += 16;
-        if (++j == eb) break;
-        kb = timeOf(src, j);
-      } else {
-        copySingle(o, singleAt(src, i)); o += 16;
-        if (++i == ea) break;
-        ka = timeOf(src, i);
-      }
-    }
+  while (pa < ea && pb < eb) {
+    const takeB = load<f64>(pb, 8) < load<f64>(pa, 8);
+    v128.store(o, v128.load(select<usize>(pb, pa, takeB)));
+    o += 16;
+    pb += select<usize>(16, 0, takeB);
+    pa += select<usize>(0, 16, takeB);
   }
-  if (i < ea) { memory.copy(o, singleAt(src, i), <usize>(ea - i) << 4); o += <usize>(ea - i) << 4; }
-  if (j < eb) memory.copy(o, singleAt(src, j), <usize>(eb - j) << 4);
+  if (pa < ea) { memory.copy(o, pa, ea - pa); o += ea - pa; }
+  if (pb < eb) memory.copy(o, pb, eb - pb);
 }
 
 /** Insertion sort of src[s..s+len) in place (stable). */
@@ -119,11 +116,11 @@ export function petSortTiles(data: usize, n: i32): void {
   let B = A + <usize>(TILE << 4);
   const src = singleAt(data, tileStart);
   if (scheduleIsFree()) {
-    // Same permutation (the stable sort of the tile), one legal schedule: sort runs of 8 by
+    // Same permutation (the stable sort of the tile), one legal schedule: sort runs of 4 by
     // insertion, then merge runs sequentially.
     memory.copy(A, src, <usize>(TILE << 4));
-    for (let s = 0; s < TILE; s += 8) insertionSort(A, s, 8);
-    for (let width = 8; width < TILE; width <<= 1) {
+    for (let s = 0; s < TILE; s += 4) insertionSort(A, s, 4);
+    for (let width = 4; width < TILE; width <<= 1) {
       for (let s = 0; s < TILE; s += 2 * width) mergeRuns(A, s, width, s + width, width, singleAt(B, s));
       const tmp = A; A = B; B = tmp;
     }
