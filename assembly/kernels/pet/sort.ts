@@ -74,22 +74,45 @@ export function petPadSingles(a: usize, b: usize, n: i32, total: i32): void {
 
 /**
  * Stable sequential merge of src[a..a+na) and src[b..b+nb) into dst (the free-schedule path).
- * Branch-free inner loop (selects instead of a data-dependent branch): on random times a
- * branchy merge spends most of its time in mispredictions.
+ * Branch-free steps (selects instead of a data-dependent branch: on random times a branchy
+ * merge spends most of its time in mispredictions), and two independent chains: the front
+ * half of the output is merged from the heads while the back half is merged from the tails
+ * (ties: the even run's element first, so from the back the odd run's goes first). Each
+ * chain is a load → compare → select dependency; running two of them doubles the throughput.
  */
 function mergeRuns(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): void {
-  let pa = singleAt(src, a), pb = singleAt(src, b);
-  const ea = pa + (<usize>na << 4), eb = pb + (<usize>nb << 4);
+  const a0 = singleAt(src, a), b0 = singleAt(src, b);
+  const ea = a0 + (<usize>na << 4), eb = b0 + (<usize>nb << 4);
+  let pa = a0, pb = b0;                 // front heads
+  let qa = ea - 16, qb = eb - 16;       // back tails (inclusive)
   let o = dst;
-  while (pa < ea && pb < eb) {
+  let q = dst + (<usize>(na + nb) << 4) - 16;
+  let front = (na + nb) >> 1;
+  let back = na + nb - front;
+  while (front > 0 && back > 0 && pa < ea && pb < eb && qa >= a0 && qb >= b0) {
     const takeB = load<f64>(pb, 8) < load<f64>(pa, 8);
+    const takeA = load<f64>(qa, 8) > load<f64>(qb, 8);
     v128.store(o, v128.load(select<usize>(pb, pa, takeB)));
-    o += 16;
+    v128.store(q, v128.load(select<usize>(qa, qb, takeA)));
+    o += 16; q -= 16;
     pb += select<usize>(16, 0, takeB);
     pa += select<usize>(0, 16, takeB);
+    qa -= select<usize>(16, 0, takeA);
+    qb -= select<usize>(0, 16, takeA);
+    front--; back--;
   }
-  if (pa < ea) { memory.copy(o, pa, ea - pa); o += ea - pa; }
-  if (pb < eb) memory.copy(o, pb, eb - pb);
+  while (front > 0) {
+    const takeB = pa >= ea || (pb < eb && load<f64>(pb, 8) < load<f64>(pa, 8));
+    v128.store(o, v128.load(takeB ? pb : pa));
+    if (takeB) pb += 16; else pa += 16;
+    o += 16; front--;
+  }
+  while (back > 0) {
+    const takeA = qb < b0 || (qa >= a0 && load<f64>(qa, 8) > load<f64>(qb, 8));
+    v128.store(q, v128.load(takeA ? qa : qb));
+    if (takeA) qa -= 16; else qb -= 16;
+    q -= 16; back--;
+  }
 }
 
 /** Insertion sort of src[s..s+len) in place (stable). */

@@ -3,5 +3,6 @@ import type { Command } from '../command.js';
 import { info } from './info.js';
 import { demo } from './demo.js';
 import { bench } from './bench.js';
+import { pet } from './pet.js';
 
-export const commands: Command[] = [info, demo, bench];
+export const commands: Command[] = [info, demo, bench, pet];
