@@ -62,3 +62,5 @@ export const fillDataDivergent = defineKernel('fillDataDivergent', {
 export const petCoinFill = defineKernel('petCoinFill', {
   data: 'u32[]', pairs: 'u32[]', pairFirst: 'u32[]', nextIndex: 'i32[]', n: 'i32', scanId: 'u32[]', blockOffsets: 'u32[]', elems: 'i32',
 });
+/** SinglesStruct[n] → crystal/energy/time arrays (also pairs: n = 2·pairs, outputs (pairs, 2)); grid-stride. */
+export const petSplitSingles = defineKernel('petSplitSingles', { src: 'u32[]', n: 'i32', crystal: 'u32[]', energy: 'f32[]', time: 'f64[]' });

@@ -10,7 +10,7 @@ import type { DeviceArray } from '../../memory/deviceArray.js';
 import { compactionSharedBytes, blockScanSharedBytes } from '../../kernels/primitives.js';
 import {
   PET_SHAPES, petCoinCount, petCoinFill, petCoinNextIndex, petCoinSelect, petConvert, petCrystalLut, petMergeBlocks,
-  petMergeRanks, petPadSingles, petSortTiles,
+  petMergeRanks, petPadSingles, petSortTiles, petSplitSingles,
 } from '../../kernels/pet.js';
 import { deviceExclusiveScan } from '../../ops/scan.js';
 import { FRAME_BYTES, frameCount } from './format.js';
@@ -78,42 +78,35 @@ function nextPow2(x: number): number { let p = 1; while (p < x) p *= 2; return p
 export function petMemoryBytes(nFrames: number, geometry: PetGeometry): number {
   const s = geometrySizes(geometry);
   const cap = Math.max(nextPow2(nFrames), PET_SHAPES.sortTile);
-  return nFrames * FRAME_BYTES + 2 * cap * 16 + cap * 4 /* nextIndex */ + (cap / 2) * 36 /* pairs */ +
+  return nFrames * FRAME_BYTES + 3 * cap * 16 /* two buffers + the split read-back */ + cap * 4 /* nextIndex */ + (cap / 2) * 36 /* pairs */ +
     s.positionTableLength + s.energyTableLength * 4 + (s.positionTableLength / (geometry.positionSize ** 2)) * 256 * 8 +
     (cap / 128) * 8 + (1 << 20);
 }
 
-function toSingles(words: Uint32Array, m: number): PetSingles {
-  const f32 = new Float32Array(words.buffer, words.byteOffset, 4 * m);
-  const f64 = new Float64Array(words.buffer, words.byteOffset, 2 * m);
-  const crystal = new Uint32Array(m);
-  const energy = new Float32Array(m);
-  const time = new Float64Array(m);
-  for (let k = 0; k < m; k++) {
-    crystal[k] = words[4 * k]!;
-    energy[k] = f32[4 * k + 1]!;
-    time[k] = f64[2 * k + 1]!;
+/** Reads `count` SinglesStruct records of `buf` as three arrays, split on the device. */
+async function readSingles(device: GpuDevice, buf: DeviceArray<'u32'>, count: number, launches: LaunchStats[]): Promise<PetSingles> {
+  if (count === 0) return { crystal: new Uint32Array(0), energy: new Float32Array(0), time: new Float64Array(0) };
+  const c = device.alloc('u32', count), e = device.alloc('f32', count), t = device.alloc('f64', count);
+  try {
+    launches.push(await device.launch(petSplitSingles, { grid: Math.min(4096, Math.ceil(count / 256)), block: 256 }, [buf, count, c, e, t]));
+    return { crystal: await c.read(), energy: await e.read(), time: await t.read() };
+  } finally {
+    c.free(); e.free(); t.free();
   }
-  return { crystal, energy, time };
 }
 
-function toPairs(words: Uint32Array, first: Uint32Array, count: number): CoincidencePairs {
-  const f32 = new Float32Array(words.buffer, words.byteOffset, 8 * count);
-  const f64 = new Float64Array(words.buffer, words.byteOffset, 4 * count);
+function toPairs(s: PetSingles, first: Uint32Array, count: number): CoincidencePairs {
   const p: CoincidencePairs = {
-    count, index0: first.slice(0, count), index1: new Uint32Array(count),
+    count, index0: first, index1: new Uint32Array(count),
     crystal0: new Uint32Array(count), crystal1: new Uint32Array(count),
     energy0: new Float32Array(count), energy1: new Float32Array(count),
     time0: new Float64Array(count), time1: new Float64Array(count),
   };
   for (let k = 0; k < count; k++) {
-    p.index1[k] = p.index0[k]! + 1;
-    p.crystal0[k] = words[8 * k]!;
-    p.crystal1[k] = words[8 * k + 4]!;
-    p.energy0[k] = f32[8 * k + 1]!;
-    p.energy1[k] = f32[8 * k + 5]!;
-    p.time0[k] = f64[4 * k + 1]!;
-    p.time1[k] = f64[4 * k + 3]!;
+    p.index1[k] = first[k]! + 1;
+    p.crystal0[k] = s.crystal[2 * k]!; p.crystal1[k] = s.crystal[2 * k + 1]!;
+    p.energy0[k] = s.energy[2 * k]!; p.energy1[k] = s.energy[2 * k + 1]!;
+    p.time0[k] = s.time[2 * k]!; p.time1[k] = s.time[2 * k + 1]!;
   }
   return p;
 }
@@ -192,7 +185,7 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
     const t2 = performance.now();
     progress('convert', 1, 1);
     const tr0 = performance.now();
-    const singles = toSingles(await bufA.read(0, 4 * m), m);
+    const singles = await readSingles(device, bufA, m, launches);
     let download = performance.now() - tr0;
     const tSort = performance.now();
 
@@ -219,7 +212,7 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
     }
     const t3 = performance.now();
     const tr1 = performance.now();
-    const sorted = passes === 0 && m <= 1 ? singles : toSingles(await data.read(0, 4 * m), m);
+    const sorted = m <= 1 ? singles : await readSingles(device, data, m, launches);
     download += performance.now() - tr1;
 
     // ---- coincidences
@@ -245,7 +238,7 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
       await launch(petCoinFill, { grid: gridB, block: cth }, [data, dPairs, dFirst, nextIndex, m, scanId, globalLen, cel]);
       const t5 = performance.now();
       progress('coincidences', 1, 1);
-      pairs = toPairs(await dPairs.read(0, 8 * nPairs), await dFirst.read(0, nPairs), nPairs);
+      pairs = toPairs(await readSingles(device, dPairs, 2 * nPairs, launches), await dFirst.read(0, nPairs), nPairs);
       download += performance.now() - t5;
       const t6 = performance.now();
       return {
@@ -253,7 +246,7 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
         timings: { upload: t1 - t0, convert: t2 - t1, sort: t3 - tSort, coincidences: t5 - t4, download, total: t6 - t0 },
       };
     }
-    pairs = toPairs(new Uint32Array(0), new Uint32Array(0), 0);
+    pairs = toPairs(await readSingles(device, bufA, 0, launches), new Uint32Array(0), 0);
     const t6 = performance.now();
     return {
       singles, sorted, pairs, frames: n, mergePasses: passes, launches,
