@@ -48,7 +48,16 @@ export function petCoinNextIndex(data: usize, nextIndex: usize, n: i32, window: 
   const offset = blockIdx.x * perBlock;
   const len = offset + perBlock <= n ? perBlock : n - offset;
   if (scheduleIsFree()) {
-    for (let j = 0; j < len; j++) store<i32>(at(nextIndex, offset + j), searchIndex(data, offset + j, n, window));
+    // The block's threads in index order, as one sweep: on time-sorted singles the end of
+    // i's window never moves backwards, so it is carried from i to i + 1 (same values as
+    // searchIndex for each i).
+    let j = offset;
+    for (let i = offset; i < offset + len; i++) {
+      if (j < i) j = i;
+      const ti = timeOf(data, i);
+      while (j + 1 < n && timeOf(data, j + 1) - ti <= window) ++j;
+      store<i32>(at(nextIndex, i), j == i ? -1 : j);
+    }
     return;
   }
   const m = beginPhase();
@@ -96,7 +105,16 @@ export function petCoinSelect(data: usize, nextIndex: usize, n: i32, window: f64
   const offset = blockIdx.x * perBlock;
   const len = offset + perBlock <= n ? perBlock : n - offset;
   if (scheduleIsFree()) {
-    for (let j = 0; j < len; j++) selectOne(data, nextIndex, offset + j, n, window);
+    // Index order, the neighbours' times carried in registers; only a chain's last single walks.
+    if (len <= 0) return;
+    let prev = offset > 0 ? timeOf(data, offset - 1) : NaN;
+    let cur = timeOf(data, offset);
+    for (let i = offset; i < offset + len; i++) {
+      const next = i + 1 < n ? timeOf(data, i + 1) : NaN;
+      // last of a chain: no next within the window (NaN compares false) and a previous within it
+      if (!(next - cur <= window) && cur - prev <= window) selectOne(data, nextIndex, i, n, window);
+      prev = cur; cur = next;
+    }
     return;
   }
   const m = beginPhase();
