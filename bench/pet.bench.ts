@@ -8,6 +8,39 @@ import { type BenchContext, type BenchRecord, type BenchSuite, median, record } 
 import { createDevice } from '../src/device.js';
 import { generatePetData } from '../src/jobs/pet/generate.js';
 import { petMemoryBytes, runPet, type PetRunResult } from '../src/jobs/pet/run.js';
+import { geometrySizes } from '../src/jobs/pet/geometry.js';
+import { buildNative } from './native/index.js';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The native C pipeline (bench/native/pet.c) on the same frames and tables, if a compiler is there. */
+function nativeRecords(ds: ReturnType<typeof generatePetData>, ctx: BenchContext, runs: number): BenchRecord[] {
+  const build = buildNative();
+  const bin = build.bins['pet'];
+  if (!bin) { ctx.log(`pet: native baseline skipped (${build.note})`); return []; }
+  const dir = mkdtempSync(join(tmpdir(), 'simt-pet-native-'));
+  try {
+    writeFileSync(join(dir, 'frames.bin'), ds.frames);
+    writeFileSync(join(dir, 'pos.bin'), ds.positionTable);
+    writeFileSync(join(dir, 'energy.bin'), new Uint8Array(ds.energyTable.buffer, ds.energyTable.byteOffset, ds.energyTable.byteLength));
+    const g = ds.geometry, s = geometrySizes(g);
+    const geo = [s.bdmCount, g.duNum, g.positionSize, s.crystalsPerDu, s.bdmPerRing, g.blockNumY, g.blockNumZ, g.crystalNumY, g.crystalNumZ, s.crystalsPerRing].join(',');
+    const line = execFileSync(bin, ['--frames', join(dir, 'frames.bin'), '--pos', join(dir, 'pos.bin'), '--energy', join(dir, 'energy.bin'),
+      '--geo', geo, '--repeat', String(runs)], { maxBuffer: 1 << 20 }).toString().trim();
+    const r = JSON.parse(line) as { threads: number; singles: number; pairs: number; convertMs: number; sortMs: number; coincidencesMs: number; msMedian: number };
+    const extra = { workers: r.threads, samples: runs, singles: r.singles, pairs: r.pairs, note: 'convert + LSD radix sort + sequential coincidences, OpenMP' };
+    return [
+      record('pet/convert', 'native-c', ds.nFrames, r.convertMs, { ...extra, bytes: ds.nFrames * 16 }),
+      record('pet/sort', 'native-c', r.singles, r.sortMs, extra),
+      record('pet/coincidences', 'native-c', r.singles, r.coincidencesMs, extra),
+      record('pet/compute (convert+sort+coincidences)', 'native-c', ds.nFrames, r.msMedian, extra),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 const STAGES = ['convert', 'sort', 'coincidences', 'upload', 'download', 'total'] as const;
 
@@ -42,7 +75,8 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
       record('pet/end-to-end', 'simt-wasm', n, stage('total'), { ...extra, uploadMs: stage('upload'), downloadMs: stage('download') }),
     ];
     for (const [k, v] of perKernel) out.push(record(`pet/kernel/${k}`, 'simt-wasm', n, median(v), extra));
-    for (const r of out) ctx.log(`${r.name.padEnd(44)} n=${String(r.size).padStart(9)} ${r.ms.toFixed(1).padStart(8)} ms  ${(r.elementsPerSec! / 1e6).toFixed(1).padStart(7)} M elements/s`);
+    out.push(...nativeRecords(ds, ctx, runs));
+    for (const r of out) ctx.log(`${r.impl.padEnd(10)} ${r.name.padEnd(44)} n=${String(r.size).padStart(9)} ${r.ms.toFixed(1).padStart(8)} ms  ${(r.elementsPerSec! / 1e6).toFixed(1).padStart(7)} M elements/s`);
     return out;
   } finally {
     await dev.destroy();
