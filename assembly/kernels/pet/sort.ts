@@ -83,6 +83,18 @@ export function petPadSingles(a: usize, b: usize, n: i32, total: i32): void {
 function mergeRuns(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): void {
   const a0 = singleAt(src, a), b0 = singleAt(src, b);
   const ea = a0 + (<usize>na << 4), eb = b0 + (<usize>nb << 4);
+  // Runs that do not interleave (one empty, or every even ≤ every odd, or every odd < every
+  // even) are copies: the common case once the data is nearly in time order.
+  if (na == 0 || nb == 0 || load<f64>(ea - 16, 8) <= load<f64>(b0, 8)) {
+    memory.copy(dst, a0, ea - a0);
+    memory.copy(dst + (ea - a0), b0, eb - b0);
+    return;
+  }
+  if (load<f64>(eb - 16, 8) < load<f64>(a0, 8)) {
+    memory.copy(dst, b0, eb - b0);
+    memory.copy(dst + (eb - b0), a0, ea - a0);
+    return;
+  }
   let pa = a0, pb = b0;                 // front heads
   let qa = ea - 16, qb = eb - 16;       // back tails (inclusive)
   let o = dst;
@@ -101,20 +113,26 @@ function mergeRuns(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): vo
     qb -= select<usize>(0, 16, takeA);
     front--; back--;
   }
+  // Finish each half; a side that ran out leaves a plain copy.
   while (front > 0) {
-    const takeB = pa >= ea || (pb < eb && load<f64>(pb, 8) < load<f64>(pa, 8));
-    v128.store(o, v128.load(takeB ? pb : pa));
-    if (takeB) pb += 16; else pa += 16;
+    if (pa >= ea) { memory.copy(o, pb, <usize>front << 4); break; }
+    if (pb >= eb) { memory.copy(o, pa, <usize>front << 4); break; }
+    const takeB = load<f64>(pb, 8) < load<f64>(pa, 8);
+    v128.store(o, v128.load(select<usize>(pb, pa, takeB)));
+    pb += select<usize>(16, 0, takeB);
+    pa += select<usize>(0, 16, takeB);
     o += 16; front--;
   }
   while (back > 0) {
-    const takeA = qb < b0 || (qa >= a0 && load<f64>(qa, 8) > load<f64>(qb, 8));
-    v128.store(q, v128.load(takeA ? qa : qb));
-    if (takeA) qa -= 16; else qb -= 16;
+    if (qb < b0) { memory.copy(q + 16 - (<usize>back << 4), qa + 16 - (<usize>back << 4), <usize>back << 4); break; }
+    if (qa < a0) { memory.copy(q + 16 - (<usize>back << 4), qb + 16 - (<usize>back << 4), <usize>back << 4); break; }
+    const takeA = load<f64>(qa, 8) > load<f64>(qb, 8);
+    v128.store(q, v128.load(select<usize>(qa, qb, takeA)));
+    qa -= select<usize>(16, 0, takeA);
+    qb -= select<usize>(0, 16, takeA);
     q -= 16; back--;
   }
 }
-
 
 /** Order-preserving u64 of a time: -0 → +0, then the usual sign flip (NaN never occurs). */
 // @ts-ignore: decorator
