@@ -9,5 +9,6 @@ export default defineConfig({
     // 2-core machine only adds contention, and timing-sensitive launch paths get noisy.
     fileParallelism: false,
     pool: 'forks',
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });

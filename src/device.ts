@@ -135,7 +135,10 @@ export class Device implements GpuDevice {
   private readonly launchTimeoutMs: number;
   private launches = 0;
   private queue: Promise<unknown> = Promise.resolve();
+  /** A launch is executing (dispatch may skip the queue only when none is). */
   private busy = false;
+  /** Launches issued and not yet settled: transfers issued after them must wait. */
+  private pending = 0;
   private destroyed = false;
   private readonly live = new Set<WasmDeviceArray<DType>>();
 
@@ -216,11 +219,14 @@ export class Device implements GpuDevice {
     // Launches run one at a time, in order (one stream). The common case — nothing in flight —
     // dispatches at once, without a trip through the microtask queue.
     let run: Promise<LaunchStats>;
-    if (!this.busy) {
+    this.pending++;
+    if (this.pending === 1 && !this.busy) {
       run = this.execute(prepared);
     } else {
       run = this.queue.catch(() => undefined).then(() => this.execute(prepared));
     }
+    const settle = () => { this.pending--; };
+    run.then(settle, settle);
     this.queue = run;
     return run;
   }
@@ -246,6 +252,8 @@ export class Device implements GpuDevice {
       throw new LaunchConfigError(`sharedBytes must be a non-negative integer, got ${String(sharedBytes)}`);
     }
     if (sharedBytes > this.sharedMemoryLimit) throw new SharedMemoryLimitError(sharedBytes, this.sharedMemoryLimit);
+    const problem = kernel.requires?.({ grid, block, sharedBytes });
+    if (problem !== undefined) throw new LaunchConfigError(`kernel ${kernel.name} ${problem}`);
     const blocks = grid.x * grid.y * grid.z;
     if (!Number.isSafeInteger(blocks)) {
       throw new LaunchConfigError(`grid has ${blocks} blocks; simt runs at most 2^53 blocks per launch`);
@@ -396,7 +404,7 @@ export class Device implements GpuDevice {
   /** @internal Orders host transfers after queued launches. */
   async idle(): Promise<void> {
     this.checkAlive();
-    if (this.busy) await this.queue.catch(() => undefined);
+    if (this.pending > 0 || this.busy) await this.queue.catch(() => undefined);
     this.checkAlive();
   }
 

@@ -11,3 +11,4 @@ export { DTYPES, roundFor128ByteAlignment } from './dtypes.js';
 export type { DType, TypedArrayOf, ScalarOf } from './dtypes.js';
 export * from './errors.js';
 export * as kernels from './kernels/index.js';
+export * as race from './race/index.js';

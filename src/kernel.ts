@@ -3,6 +3,7 @@
 // device array of a dtype ('f32[]') or a scalar ('i32'); launches are checked against it.
 
 import { type DType, isDType } from './dtypes.js';
+import type { Dim3 } from './dims.js';
 
 export type ScalarDType = 'i32' | 'u32' | 'f32' | 'f64' | 'i64' | 'u64';
 export type ParamSpec = `${DType}[]` | ScalarDType;
@@ -17,6 +18,25 @@ export interface Kernel<P extends Record<string, ParamSpec> = Record<string, Par
   readonly params: readonly Param[];
   /** The spec object it was declared with (for typing launch arguments). */
   readonly spec: P;
+  /** The kernel's own launch requirements (shared bytes it needs, block shape). */
+  readonly requires?: LaunchRequirement;
+}
+
+/**
+ * A kernel's launch contract beyond CUDA's limits: returns a problem description, or
+ * undefined when the launch is fine. Checked before anything runs (LaunchConfigError).
+ * Example: a shared-memory tree needs `sharedBytes >= 4 * block.x` and a power-of-two block.
+ */
+export type LaunchRequirement = (launch: { grid: Dim3; block: Dim3; sharedBytes: number }) => string | undefined;
+
+/** Common requirement: a 1-D power-of-two block and `bytesPerThread * block.x` shared bytes. */
+export function sharedTreeRequirement(bytesPerThread: number): LaunchRequirement {
+  return ({ block, sharedBytes }) => {
+    if (block.y !== 1 || block.z !== 1) return `needs a 1-D block, got ${block.x}×${block.y}×${block.z}`;
+    if ((block.x & (block.x - 1)) !== 0) return `needs blockDim.x to be a power of two (its shared-memory tree halves it), got ${block.x}`;
+    if (sharedBytes < bytesPerThread * block.x) return `needs at least ${bytesPerThread * block.x} shared bytes (${bytesPerThread} per thread), got ${sharedBytes}`;
+    return undefined;
+  };
 }
 
 const SCALARS: readonly string[] = ['i32', 'u32', 'f32', 'f64', 'i64', 'u64'];
@@ -25,7 +45,7 @@ const SCALARS: readonly string[] = ['i32', 'u32', 'f32', 'f64', 'i64', 'u64'];
  * Declares a kernel: `defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' })`.
  * Parameter order is the object's key order, which is the AS function's parameter order.
  */
-export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P): Kernel<P> {
+export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P, options: { requires?: LaunchRequirement } = {}): Kernel<P> {
   const params: Param[] = Object.entries(spec).map(([pname, s]) => {
     if (s.endsWith('[]')) {
       const d = s.slice(0, -2);
@@ -35,5 +55,5 @@ export function defineKernel<P extends Record<string, ParamSpec>>(name: string, 
     if (!SCALARS.includes(s)) throw new TypeError(`kernel ${name}: parameter '${pname}': unknown scalar type '${s}'`);
     return { name: pname, kind: 'scalar', dtype: s as ScalarDType };
   });
-  return Object.freeze({ name, params: Object.freeze(params), spec });
+  return Object.freeze({ name, params: Object.freeze(params), spec, requires: options.requires });
 }

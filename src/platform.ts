@@ -38,6 +38,8 @@ export interface WorkerHandle {
   onMessage(fn: (m: unknown) => void): void;
   onError(fn: (e: Error) => void): void;
   terminate(): Promise<void>;
+  /** Lets the process exit while the worker lives (Node); a no-op in browsers. */
+  unref(): void;
 }
 
 /** The URL of the built worker script (dist/src/pool/worker.js). */
@@ -60,10 +62,14 @@ export async function startWorker(name: string): Promise<WorkerHandle> {
   const url = await workerUrl();
   if (isNode) {
     const { Worker } = await import('node:worker_threads');
-    const w = new Worker(url, { name });
-    // A process that forgets device.destroy() must still exit: workers never hold it open.
-    w.unref();
+    // Workers inherit the parent's execArgv; drop flags that only make sense for the main
+    // entry (e.g. `node --input-type=module -e …` would make every worker fail to start).
+    const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type') && a !== '-e' && a !== '--eval');
+    const w = new Worker(url, { name, execArgv });
     return {
+      // A process that forgets device.destroy() must still exit: workers never hold it open.
+      // (Called after the message listeners are attached: attaching one refs the worker again.)
+      unref: () => { w.unref(); },
       post: (m) => w.postMessage(m),
       onMessage: (fn) => { w.on('message', fn); },
       onError: (fn) => { w.on('error', fn); },
@@ -72,6 +78,7 @@ export async function startWorker(name: string): Promise<WorkerHandle> {
   }
   const w = new Worker(url, { type: 'module', name });
   return {
+    unref: () => undefined,
     post: (m) => w.postMessage(m),
     onMessage: (fn) => { w.addEventListener('message', (e) => fn(e.data)); },
     onError: (fn) => { w.addEventListener('error', (e) => fn(new Error(e.message))); },

@@ -41,27 +41,33 @@ export function countModules(id: usize, moduleStart: usize, clusterId: usize, nu
     return;
   }
   // Fast path: the block's threads of one grid-stride step as SIMD lanes, in index order (a
-  // legal schedule). Eight digis at a time: when none is invalid and each equals its
-  // predecessor there is no boundary, and only clusterId is written.
+  // legal schedule). Sixteen digis at a time: when none is invalid and each equals its
+  // predecessor there is no boundary, and only clusterId is written; otherwise those sixteen
+  // take the scalar path.
   const invalid = i16x8.splat(<i16>invalidModuleId);
+  const four = i32x4.splat(4);
   for (let base = first; base < numElements; base += stride) {
     const lim = numElements - base >= nt ? nt : numElements - base;
     let t = 0;
     if (base == 0) { visit(0, id, moduleStart, clusterId, nMaxModules); t = 1; }
     let iota = i32x4(base + t, base + t + 1, base + t + 2, base + t + 3);
-    const four = i32x4.splat(4);
-    for (; t + 8 <= lim; t += 8) {
+    for (; t + 16 <= lim; t += 16) {
       const i = base + t;
-      const cur = v128.load(id + (<usize>i << 1));
-      const prev = v128.load(id + (<usize>(i - 1) << 1));
+      const p = id + (<usize>i << 1);
+      const c0 = v128.load(p);
+      const c1 = v128.load(p, 16);
+      // The predecessors: c0 shifted by one lane, the lane before it loaded once.
+      const p0 = v128.load(p - 2);
+      const p1 = i8x16.shuffle(c0, c1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
       const cp = clusterId + (<usize>i << 2);
-      v128.store(cp, iota);
-      iota = i32x4.add(iota, four);
-      v128.store(cp, iota, 16);
-      iota = i32x4.add(iota, four);
-      const quiet = i16x8.all_true(i16x8.eq(cur, prev)) && !v128.any_true(i16x8.eq(cur, invalid));
-      if (!quiet) {
-        for (let u = 0; u < 8; u++) visit(i + u, id, moduleStart, clusterId, nMaxModules);
+      v128.store(cp, iota); iota = i32x4.add(iota, four);
+      v128.store(cp, iota, 16); iota = i32x4.add(iota, four);
+      v128.store(cp, iota, 32); iota = i32x4.add(iota, four);
+      v128.store(cp, iota, 48); iota = i32x4.add(iota, four);
+      const same = v128.and(i16x8.eq(c0, p0), i16x8.eq(c1, p1));
+      const anyInvalid = v128.or(i16x8.eq(c0, invalid), i16x8.eq(c1, invalid));
+      if (!i16x8.all_true(same) || v128.any_true(anyInvalid)) {
+        for (let u = 0; u < 16; u++) visit(i + u, id, moduleStart, clusterId, nMaxModules);
       }
     }
     for (; t < lim; t++) visit(base + t, id, moduleStart, clusterId, nMaxModules);

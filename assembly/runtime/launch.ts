@@ -15,6 +15,13 @@ export function __launch(gx: i32, gy: i32, gz: i32, bx: i32, by: i32, bz: i32,
 
 /** Sets blockIdx for the next block, given its linear index (x fastest, as CUDA orders). */
 export function __block(linear: f64): void {
+  if (gridDim.y == 1 && gridDim.z == 1) {
+    // The common 1-D grid: no divisions.
+    blockIdx.x = <i32>linear; blockIdx.y = 0; blockIdx.z = 0;
+    dims.blockLinear = <i64>linear;
+    __beginBlock();
+    return;
+  }
   const l = <i64>linear;
   const gxy = <i64>gridDim.x * <i64>gridDim.y;
   blockIdx.z = <i32>(l / gxy);
@@ -24,3 +31,6 @@ export function __block(linear: f64): void {
   dims.blockLinear = l;
   __beginBlock();
 }
+
+/** The linear index of the block running (or that trapped) on this worker. */
+export function __currentBlock(): f64 { return <f64>dims.blockLinear; }

@@ -68,12 +68,16 @@ export function shflDownSync<T>(mask: u32, vals: usize, delta: u32, width: i32, 
   }
 }
 
-/** __shfl_xor_sync: lane l reads lane l ^ laneMask (a source outside the segment keeps its own). */
+/**
+ * __shfl_xor_sync: lane l reads lane l ^ laneMask. As CUDA specifies for width < 32, a lane
+ * may read from an earlier width-group but reading from a later one returns its own value.
+ */
 export function shflXorSync<T>(mask: u32, vals: usize, laneMask: i32, width: i32, out: usize): void {
   copyIn<T>(vals, WARP_SIZE);
   for (let l = 0; l < WARP_SIZE; l++) {
     let src = l ^ laneMask;
-    if (!inMask(mask, l) || (src & ~(width - 1)) != (l & ~(width - 1))) src = l;
+    const segmentEnd = (l & ~(width - 1)) + width;
+    if (!inMask(mask, l) || src >= segmentEnd || src < 0 || src >= WARP_SIZE) src = l;
     store<T>(out + <usize>(l * sizeof<T>()), laneVal<T>(src));
   }
 }

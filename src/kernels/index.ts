@@ -1,13 +1,13 @@
 // The kernels simt ships, declared once. Each name is an AssemblyScript export in
 // assembly/index.ts; the parameter order is the AS function's.
-import { defineKernel } from '../kernel.js';
+import { defineKernel, sharedTreeRequirement } from '../kernel.js';
 
 /** Seed 002: B[blockIdx.x] = max over the block's grid-stride slice of A[0..N). Shared: 4·blockDim.x bytes. */
-export const vecMax = defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' });
+export const vecMax = defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' }, { requires: sharedTreeRequirement(4) });
 /** As vecMax, with min. */
-export const vecMin = defineKernel('vecMin', { A: 'f32[]', B: 'f32[]', N: 'i32' });
+export const vecMin = defineKernel('vecMin', { A: 'f32[]', B: 'f32[]', N: 'i32' }, { requires: sharedTreeRequirement(4) });
 /** f64-accumulated sum of f32: B[blockIdx.x] = the block's partial (f64). Shared: 8·blockDim.x bytes. */
-export const vecSum = defineKernel('vecSum', { A: 'f32[]', B: 'f64[]', N: 'i32' });
+export const vecSum = defineKernel('vecSum', { A: 'f32[]', B: 'f64[]', N: 'i32' }, { requires: sharedTreeRequirement(8) });
 /** Seed 000: CMS pixel countModules. */
 export const countModules = defineKernel('countModules', {
   id: 'u16[]', moduleStart: 'u32[]', clusterId: 'i32[]', numElements: 'i32', nMaxModules: 'u32',
@@ -27,7 +27,9 @@ export const warpProbe = defineKernel('warpProbe', {
   op: 'i32', arg: 'i32', width: 'i32', mask: 'u32', vals: 'i32[]', aux: 'i32[]', out: 'i32[]',
 });
 export const blockPredicateProbe = defineKernel('blockPredicateProbe', { preds: 'i32[]', out: 'i32[]' });
-export const neighbourSum = defineKernel('neighbourSum', { input: 'i32[]', out: 'i32[]', n: 'i32' });
+export const neighbourSum = defineKernel('neighbourSum', { input: 'i32[]', out: 'i32[]', n: 'i32' }, {
+  requires: ({ block, sharedBytes }) => (sharedBytes < 4 * block.x * block.y * block.z ? `needs 4 shared bytes per thread, got ${sharedBytes}` : undefined),
+});
 export const orderProbe = defineKernel('orderProbe', { log: 'u32[]', n: 'i32' });
 
 export const builtinKernels = {

@@ -1,2 +1,70 @@
-// Host declarations of the sts kernels (assembly/kernels/sts/).
-export {};
+// Host declarations of the sts kernels (assembly/kernels/sts/, seed 004). Digis are u32 pairs
+// (channel, time): a `u32[]` of 2n words. Shared-memory needs are stated per kernel.
+import { defineKernel } from '../kernel.js';
+
+// Device-wide exclusive scan (scan.ts): tile sums, one-block scan of the sums, apply.
+/** sums[b] = Σ input over tile b (blockDim.x·itemsPerThread items). Shared: 4·blockDim.x. */
+export const scanTileSums = defineKernel('scanTileSums', { input: 'u32[]', sums: 'u32[]', n: 'i32', itemsPerThread: 'i32' });
+/** One block: data ← exclusive scan of data, total[0] ← Σ. Shared: 4·blockDim.x. */
+export const scanSingle = defineKernel('scanSingle', { data: 'u32[]', n: 'i32', total: 'u32[]' });
+/** output = sums[b] + exclusive scan of the tile. Shared: 4·blockDim.x. input may equal output. */
+export const scanTileApply = defineKernel('scanTileApply', {
+  input: 'u32[]', output: 'u32[]', sums: 'u32[]', n: 'i32', itemsPerThread: 'i32',
+});
+
+/** Talk's countKernel: atomicAdd(&counts[channel], 1), grid-stride; bad[0] = min bad index. */
+export const stsCountChannels = defineKernel('stsCountChannels', {
+  digis: 'u32[]', counts: 'u32[]', n: 'i32', nChannels: 'u32', bad: 'u32[]',
+});
+/** Talk's parallel scatter: out[atomicAdd(&offsets[channel], 1)] = digi. Order in a channel is schedule dependent. */
+export const stsScatterAtomic = defineKernel('stsScatterAtomic', {
+  digis: 'u32[]', out: 'u32[]', offsets: 'u32[]', n: 'i32', nChannels: 'u32',
+});
+/** Global thread g of P counts its chunk; layout 0: hist[c·P+g], 1: hist[g·k+c]. hist zeroed. */
+export const stsCountChunks = defineKernel('stsCountChunks', {
+  digis: 'u32[]', hist: 'u32[]', n: 'i32', nChannels: 'u32', bad: 'u32[]', layout: 'i32',
+});
+/** Order-preserving scatter: thread g writes its chunk at chanStart[c] + colOff[g·k+c]++. */
+export const stsScatterChunks = defineKernel('stsScatterChunks', {
+  digis: 'u32[]', out: 'u32[]', colOff: 'u32[]', chanStart: 'u32[]', n: 'i32', nChannels: 'u32',
+});
+/** Local sort: thread g's exclusive scan of its own row of counts. */
+export const stsLocalOffsets = defineKernel('stsLocalOffsets', { counts: 'u32[]', localOff: 'u32[]', nChannels: 'u32' });
+/** Local sort: thread g counting-sorts its chunk into tmp (localOff becomes end offsets). */
+export const stsLocalSort = defineKernel('stsLocalSort', {
+  digis: 'u32[]', tmp: 'u32[]', localOff: 'u32[]', n: 'i32', nChannels: 'u32',
+});
+/** Local sort: per channel, offsets of each thread's segment and the channel total. */
+export const stsColumnOffsets = defineKernel('stsColumnOffsets', {
+  counts: 'u32[]', colOff: 'u32[]', totals: 'u32[]', nChannels: 'i32', nRows: 'i32',
+});
+/** Local sort: thread g moves its segments from tmp to chanStart[c] + colOff[g·k+c]. */
+export const stsLocalMerge = defineKernel('stsLocalMerge', {
+  tmp: 'u32[]', out: 'u32[]', counts: 'u32[]', localEnd: 'u32[]', colOff: 'u32[]', chanStart: 'u32[]',
+  n: 'i32', nChannels: 'u32',
+});
+/** bad[0] = min index with channel ≥ nChannels (grid-stride). */
+export const stsCheckChannels = defineKernel('stsCheckChannels', { digis: 'u32[]', n: 'i32', nChannels: 'u32', bad: 'u32[]' });
+
+/** Natural merge sort: flags[i] = 1 where a (channel, time) run starts. */
+export const stsRunFlags = defineKernel('stsRunFlags', { digis: 'u32[]', flags: 'u32[]', n: 'i32' });
+/** starts[pos[i]] = i at run starts, starts[nRuns] = n. */
+export const stsRunStarts = defineKernel('stsRunStarts', { digis: 'u32[]', pos: 'u32[]', starts: 'u32[]', n: 'i32', nRuns: 'i32' });
+/** next[j] = starts[2j], next[⌈r/2⌉] = n. */
+export const stsHalveRuns = defineKernel('stsHalveRuns', { starts: 'u32[]', next: 'u32[]', nRuns: 'i32', n: 'i32' });
+/** One merge round over digis (pairs of runs, merge path, elementsPerThread outputs per thread). */
+export const stsMergeDigis = defineKernel('stsMergeDigis', {
+  src: 'u32[]', dst: 'u32[]', starts: 'u32[]', nRuns: 'i32', n: 'i32', elementsPerThread: 'i32',
+});
+/** One merge round over u64 keys. */
+export const stsMergeKeys = defineKernel('stsMergeKeys', {
+  src: 'u64[]', dst: 'u64[]', starts: 'u32[]', nRuns: 'i32', n: 'i32', elementsPerThread: 'i32',
+});
+/** keys[i] = (u64) channel << 32 | time. */
+export const stsDigisToKeys = defineKernel('stsDigisToKeys', { digis: 'u32[]', keys: 'u64[]', n: 'i32' });
+/** digis from keys (the inverse word swap). */
+export const stsKeysToDigis = defineKernel('stsKeysToDigis', { keys: 'u64[]', digis: 'u32[]', n: 'i32' });
+/** Bitonic sort of tiles of 2·blockDim.x keys in shared memory. Shared: 16·blockDim.x. */
+export const stsTileSort = defineKernel('stsTileSort', { keys: 'u64[]', n: 'i32' });
+/** starts[j] = min(j·tile, n), j ≤ nTiles. */
+export const stsTileStarts = defineKernel('stsTileStarts', { starts: 'u32[]', nTiles: 'i32', tile: 'i32', n: 'i32' });

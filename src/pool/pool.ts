@@ -76,6 +76,7 @@ export class WorkerPool {
       };
       h.post(init);
     })));
+    for (const h of handles) h.unref();
   }
 
   /**

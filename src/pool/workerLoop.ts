@@ -14,6 +14,7 @@ interface RuntimeExports {
   __launch(gx: number, gy: number, gz: number, bx: number, by: number, bz: number,
     shared: number, seeded: number, seedLo: number, seedHi: number): void;
   __block(linear: number): void;
+  __currentBlock(): number;
 }
 
 const now = (): number => performance.now();
@@ -25,6 +26,8 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
   const ex = instance.exports as unknown as RuntimeExports & Record<string, KernelFn>;
   ex.__setScratch(init.scratchBase, init.sharedLimit);
   const kernels = init.kernelNames.map((n) => ex[n] as KernelFn);
+  // Block loops generated at build time: run a chunk of blocks in one call (free schedule).
+  const blockLoops = init.kernelNames.map((n) => ex[`__blocks_${n}`] as KernelFn | undefined);
   const buffer = init.memory.buffer as unknown as SharedArrayBuffer;
   const i32 = new Int32Array(buffer);
   const i64 = new BigInt64Array(buffer, 0, CTL.CLAIM_BYTE / 8 + 1);
@@ -78,6 +81,7 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
     if (me >= active) continue;
 
     const fn = kernels[kidx]!;
+    const loop = blockLoops[kidx];
     ex.__launch(gx, gy, gz, bx, by, bz, shared, seeded, seedLo, seedHi);
     const order = seeded ? new BlockOrder(total, seedLo, seedHi) : undefined;
     const genTag = BigInt(gen >>> 0) << 32n;
@@ -97,14 +101,17 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
       if (c < 0) { leave(); break; }
       const first = c * chunk;
       const last = Math.min(total, first + chunk);
-      let b = first;
       try {
-        for (; b < last; b++) {
-          ex.__block(order ? order.at(b) : b);
-          callKernel(fn, args);
+        if (order || !loop) {
+          for (let b = first; b < last; b++) {
+            ex.__block(order ? order.at(b) : b);
+            callKernel(fn, args);
+          }
+        } else {
+          callBlockLoop(loop, first, last - first, args);
         }
       } catch (e) {
-        recordTrap(order ? order.at(b) : b, e, genTag);
+        recordTrap(ex.__currentBlock(), e, genTag);
         leave();
         break;
       }
@@ -138,6 +145,18 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
   function close(): never {
     // The host terminates us; until then sleep.
     for (;;) Atomics.wait(i32, CTL.GEN, Atomics.load(i32, CTL.GEN));
+  }
+}
+
+function callBlockLoop(fn: KernelFn, first: number, count: number, a: (number | bigint)[]): void {
+  switch (a.length) {
+    case 0: fn(first, count); return;
+    case 1: fn(first, count, a[0]!); return;
+    case 2: fn(first, count, a[0]!, a[1]!); return;
+    case 3: fn(first, count, a[0]!, a[1]!, a[2]!); return;
+    case 4: fn(first, count, a[0]!, a[1]!, a[2]!, a[3]!); return;
+    case 5: fn(first, count, a[0]!, a[1]!, a[2]!, a[3]!, a[4]!); return;
+    default: fn(first, count, ...a);
   }
 }
 

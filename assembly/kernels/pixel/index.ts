@@ -1,1 +1,2 @@
-// pixel kernels: re-exported by assembly/index.ts.
+// pixel kernels (seeds 000, 003, CMSSW gpuClustering.h): re-exported by assembly/index.ts.
+export { pixelCountModules, pixelFindClus, pixelClusterChargeCut } from "./clustering";

@@ -3,6 +3,10 @@ import type { Command } from '../command.js';
 import { info } from './info.js';
 import { demo } from './demo.js';
 import { bench } from './bench.js';
+import { explore } from './explore.js';
+import { racecheck } from './racecheck.js';
+import { stsSortCommand } from './stsSort.js';
+import { pixelCommand } from './pixel.js';
 import { pet } from './pet.js';
 
-export const commands: Command[] = [info, demo, bench, pet];
+export const commands: Command[] = [info, demo, bench, explore, racecheck, stsSortCommand, pixelCommand, pet];

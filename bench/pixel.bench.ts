@@ -1,0 +1,61 @@
+// CMS pixel clustering: countModules + findClus + clusterChargeCut on the SoA store, on one
+// ~175k-digi event and on ~50M digis (copies of events back to back).
+import { createDevice } from '../src/device.js';
+import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
+import { clusterPixelStore, uploadPixelStore } from '../src/jobs/pixel/run.js';
+import { median, record, type BenchRecord, type BenchSuite } from './harness.js';
+
+interface Cols { moduleInd: Uint16Array; xx: Uint16Array; yy: Uint16Array; adc: Uint16Array }
+
+function repeatEvent(ev: Cols, copies: number): Cols {
+  const n = ev.moduleInd.length;
+  const rep = <T extends Uint16Array>(a: T): Uint16Array => {
+    const o = new Uint16Array(n * copies);
+    for (let c = 0; c < copies; c++) o.set(a, c * n);
+    return o;
+  };
+  return { moduleInd: rep(ev.moduleInd), xx: rep(ev.xx), yy: rep(ev.yy), adc: rep(ev.adc) };
+}
+
+export const suite: BenchSuite = {
+  name: 'pixel',
+  description: 'CMS pixel countModules + findClus + clusterChargeCut on the SiPixelDigisCUDASOAView store',
+  async run(ctx) {
+    const out: BenchRecord[] = [];
+    const ev = generatePixelEvent({ seed: 1, activeModules: 1856, clustersPerModule: 24 });
+    const modulesPerEvent = new Set(ev.moduleInd).size;
+    const cases: { name: string; cols: Cols; copies: number }[] = [{ name: 'event', cols: ev, copies: 1 }];
+    if (!ctx.quick) {
+      const copies = Math.ceil(50_000_000 / ev.n);
+      cases.push({ name: '50M', cols: repeatEvent(ev, copies), copies });
+    }
+    const dev = await createDevice({ memoryBytes: 1536 * 2 ** 20 });
+    try {
+      for (const c of cases) {
+        const n = c.cols.moduleInd.length;
+        const store = await uploadPixelStore(dev, c.cols);
+        const idOffset = store.layout.offsets.moduleInd;
+        const idBytes = new Uint8Array(c.cols.moduleInd.buffer, c.cols.moduleInd.byteOffset, 2 * n);
+        const nMaxModules = Math.max(3999, c.copies * (modulesPerEvent + 1) + 1);
+        const reps = c.copies > 1 ? 3 : 15;
+        const total: number[] = [];
+        const per: Record<string, number[]> = {};
+        for (let r = -1; r < reps; r++) {
+          await store.bytes.upload(idBytes, idOffset); // the charge cut invalidates ids: restore (untimed)
+          const res = await clusterPixelStore(dev, store, { nMaxModules });
+          if (r < 0) continue; // warm-up
+          total.push(res.ms);
+          for (const l of res.launches) (per[l.kernel] ??= []).push(l.elapsedMs);
+        }
+        store.bytes.free();
+        out.push(record(`pixel/${c.name}/total`, 'simt-wasm', n, median(total), { workers: dev.workers, samples: total.length }));
+        for (const [k, v] of Object.entries(per)) out.push(record(`pixel/${c.name}/${k}`, 'simt-wasm', n, median(v), { workers: dev.workers, samples: v.length }));
+        ctx.log(`  pixel ${c.name} (${n} digis): total ${median(total).toFixed(1)} ms; ` +
+          Object.entries(per).map(([k, v]) => `${k} ${median(v).toFixed(1)} ms`).join(', '));
+      }
+    } finally {
+      await dev.destroy();
+    }
+    return out;
+  },
+};

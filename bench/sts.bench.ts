@@ -1,0 +1,62 @@
+// STS digi sorting (seed 004): every stsSort method at 1M and 32M digis, 1k and 100k channels,
+// with the native C counting sort (bench/native/sts.c, OpenMP) in the same run.
+import { createDevice } from '../src/device.js';
+import { stsDigisForBench, stsSortByChannelReference } from '../src/data/synthetic.js';
+import { stsSort, STS_SORT_METHODS } from '../src/jobs/sts/run.js';
+import { buildNative, runNative } from './native/index.js';
+import { median, record, type BenchRecord, type BenchSuite } from './harness.js';
+
+async function timeRuns(reps: number, fn: () => Promise<number>): Promise<number[]> {
+  await fn(); // warm-up (baseline tier)
+  const xs: number[] = [];
+  for (let r = 0; r < reps; r++) xs.push(await fn());
+  return xs;
+}
+
+export const suite: BenchSuite = {
+  name: 'sts',
+  description: 'STS digi sort by (channel, time): chunked/atomic/local counting sorts, natural merge sort, key sort vs native C (OpenMP)',
+  async run(ctx) {
+    const out: BenchRecord[] = [];
+    const sizes = ctx.quick ? [1_000_000] : [1_000_000, 32_000_000];
+    const native = buildNative();
+    const dev = await createDevice({ memoryBytes: 1536 * 2 ** 20 });
+    try {
+      for (const n of sizes) {
+        for (const channels of [1000, 100_000]) {
+          const words = stsDigisForBench(n, channels, 1);
+          const input = await dev.upload('u32', words);
+          const reference = n <= 1_000_000 ? stsSortByChannelReference(words, channels) : undefined;
+          for (const method of STS_SORT_METHODS) {
+            const slow = method === 'merge' || method === 'key';
+            const reps = n > 1_000_000 ? (slow ? 2 : 7) : (slow ? 3 : 9);
+            let ok = true;
+            const ms = await timeRuns(reps, async () => {
+              const r = await stsSort(dev, input, { nChannels: channels, method, output: 'device' });
+              if (reference) {
+                const got = await r.device!.read();
+                for (let i = 0; i < got.length && ok; i += 2) ok = got[i] === reference[i] && (method === 'atomic' || got[i + 1] === reference[i + 1]);
+              }
+              r.device!.free();
+              return r.ms;
+            });
+            const rec = record(`stsSort/${method}`, 'simt-wasm', n, median(ms), { bytes: 16 * n, workers: dev.workers, samples: ms.length, channels, ok });
+            out.push(rec);
+            ctx.log(`  sts ${method.padEnd(8)} n=${n} k=${channels}: ${rec.ms.toFixed(1)} ms${reference ? (ok ? ' (checked)' : ' MISMATCH') : ''}`);
+          }
+          input.free();
+          if (native.ok) {
+            const r = await runNative('stsSortByChannel', { n, seed: 1, threads: dev.workers, repeat: 7, extra: { channels } });
+            out.push(record('stsSort/native-counting', 'native-c', n, r.msMedian, { bytes: 16 * n, workers: r.threads, samples: r.msAll.length, channels, openmp: r.openmp, ok: r.result === 1 }));
+            ctx.log(`  sts native-c   n=${n} k=${channels}: ${r.msMedian.toFixed(1)} ms (${r.threads} threads, OpenMP ${r.openmp})`);
+          } else {
+            ctx.log(`  native baseline skipped: ${native.note}`);
+          }
+        }
+      }
+    } finally {
+      await dev.destroy();
+    }
+    return out;
+  },
+};

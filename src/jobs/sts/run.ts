@@ -1,0 +1,362 @@
+// Host side of the CBM STS digi sorts (seed 004): `stsSort(device, digis, {nChannels, method})`.
+//
+// On the device a digi is two u32 words (channel, time), so n digis are a u32[2n] array (the
+// native baseline's struct and stsDigisForBench's layout). Methods:
+//
+//   'chunked'  counting sort, order preserving (default): per-thread chunk histograms in a
+//              channel-major table, one exclusive scan, per-thread scatter. Same bytes on every
+//              schedule; sorted by (channel, time) when each channel arrives time-ordered.
+//   'atomic'   the talk's parallel counting sort: atomicAdd count, scan, atomicAdd scatter. The
+//              order inside a channel depends on the schedule (`timeOrdered: false`); kept as a
+//              race corpus case. Channels and their contents are exact.
+//   'local'    the talk's per-thread local sort: each thread counting-sorts its chunk in its own
+//              slice, then the (thread, channel) segments move to their global places.
+//   'merge'    natural merge sort: detect (channel, time) runs, merge pairs until one remains.
+//              Sorts any input by (channel, time), stable.
+//   'key'      the xpu approach: keys channel << 32 | time, tile sort in shared memory, merge
+//              rounds. Sorts any input by (channel, time).
+//
+// Every method first checks channel < nChannels on the device and throws StsChannelRangeError
+// (naming the first bad digi) before any output is written.
+
+import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
+import type { DeviceArray } from '../../memory/deviceArray.js';
+import { SimtError } from '../../errors.js';
+import {
+  stsCheckChannels, stsColumnOffsets, stsCountChannels, stsCountChunks, stsDigisToKeys, stsHalveRuns,
+  stsKeysToDigis, stsLocalMerge, stsLocalOffsets, stsLocalSort, stsMergeDigis, stsMergeKeys, stsRunFlags,
+  stsRunStarts, stsScatterAtomic, stsScatterChunks, stsTileSort, stsTileStarts,
+} from '../../kernels/sts.js';
+import { gridStrideShape } from '../../ops/launchShape.js';
+import { exclusiveScan } from './scan.js';
+import { StsInputError, type StsDigis } from './generate.js';
+
+export type StsSortMethod = 'chunked' | 'atomic' | 'local' | 'merge' | 'key';
+export const STS_SORT_METHODS: readonly StsSortMethod[] = ['chunked', 'atomic', 'local', 'merge', 'key'];
+
+/** A digi's channel is not below nChannels. Thrown before any output is written. */
+export class StsChannelRangeError extends SimtError {
+  constructor(readonly index: number, readonly channel: number, readonly nChannels: number) {
+    super(`digi ${index}: channel ${channel} is not below nChannels ${nChannels}`);
+  }
+}
+
+export interface StsSortOptions {
+  /** Channels: every digi's channel must be below it. */
+  nChannels: number;
+  method?: StsSortMethod;
+  /** Threads owning a chunk in 'chunked' / 'local' (default 4 per worker). */
+  chunks?: number;
+  /** Grid-stride shape of the element-wise kernels (block default 256). */
+  block?: number;
+  /** Outputs per thread in a merge round (default 256). */
+  mergeElementsPerThread?: number;
+  /** Threads per block of the key sort's tile sort: tiles of 2·block keys (power of two, default 512). */
+  tileBlock?: number;
+  /** 'host' (default): read the result back; 'device': leave it on the device (caller frees). */
+  output?: 'host' | 'device';
+}
+
+export interface StsSortResult {
+  method: StsSortMethod;
+  n: number;
+  /** Host copies (output 'host'). */
+  channel?: Uint32Array;
+  time?: Uint32Array;
+  /** The sorted digis as (channel, time) words (output 'device'). */
+  device?: DeviceArray<'u32'>;
+  /** False for 'atomic': inside a channel the order is the schedule's. */
+  timeOrdered: boolean;
+  /** Natural merge sort: runs found and merge rounds. */
+  runs?: number;
+  rounds?: number;
+  launches: LaunchStats[];
+  /** Wall time of the device part (upload and read-back excluded), ms. */
+  ms: number;
+}
+
+/** (channel, time) arrays → one u32[2n] of interleaved words. */
+export function interleaveDigis(d: StsDigis): Uint32Array {
+  const n = d.channel.length;
+  const out = new Uint32Array(2 * n);
+  for (let i = 0; i < n; i++) { out[2 * i] = d.channel[i]!; out[2 * i + 1] = d.time[i]!; }
+  return out;
+}
+
+/** u32[2n] interleaved words → (channel, time) arrays. */
+export function deinterleaveDigis(words: Uint32Array): StsDigis {
+  const n = words.length >>> 1;
+  const channel = new Uint32Array(n);
+  const time = new Uint32Array(n);
+  for (let i = 0; i < n; i++) { channel[i] = words[2 * i]!; time[i] = words[2 * i + 1]!; }
+  return { channel, time };
+}
+
+function isDeviceArray(x: unknown): x is DeviceArray<'u32'> {
+  return typeof x === 'object' && x !== null && 'byteOffset' in x && 'dtype' in x && typeof (x as DeviceArray).read === 'function';
+}
+
+/**
+ * Sorts STS digis by (channel, time) on `device`. `digis` is {channel, time}, a u32[2n] of
+ * interleaved (channel, time) words, or such an array already on the device (left unchanged).
+ */
+export async function stsSort(
+  device: GpuDevice, digis: StsDigis | Uint32Array | DeviceArray<'u32'>, options: StsSortOptions,
+): Promise<StsSortResult> {
+  const method = options.method ?? 'chunked';
+  if (!STS_SORT_METHODS.includes(method)) throw new StsInputError(`unknown method '${String(method)}' (use ${STS_SORT_METHODS.join(', ')})`);
+  const nChannels = options.nChannels;
+  if (!Number.isSafeInteger(nChannels) || nChannels < 1 || nChannels > 0xffffffff) {
+    throw new StsInputError(`nChannels must be an integer in [1, 2^32 - 1], got ${String(nChannels)}`);
+  }
+  let input: DeviceArray<'u32'>;
+  let owned = false;
+  if (isDeviceArray(digis)) {
+    if (digis.dtype !== 'u32' || digis.length % 2 !== 0) throw new StsInputError(`device digis must be a u32 array of 2n words, got ${digis.dtype}[${digis.length}]`);
+    input = digis;
+  } else if (digis instanceof Uint32Array) {
+    if (digis.length % 2 !== 0) throw new StsInputError(`interleaved digis need an even number of words, got ${digis.length}`);
+    input = await device.upload('u32', digis);
+    owned = true;
+  } else {
+    if (!(digis?.channel instanceof Uint32Array) || !(digis.time instanceof Uint32Array)) {
+      throw new StsInputError('digis must be { channel: Uint32Array, time: Uint32Array }, interleaved words or a device array');
+    }
+    if (digis.channel.length !== digis.time.length) {
+      throw new StsInputError(`channel (${digis.channel.length}) and time (${digis.time.length}) arrays differ in length`);
+    }
+    input = await device.upload('u32', interleaveDigis(digis));
+    owned = true;
+  }
+  const n = input.length / 2;
+  if (n > 0x7fffffff) throw new StsInputError(`at most 2^31 - 1 digis, got ${n}`);
+  const launches: LaunchStats[] = [];
+  const t0 = performance.now();
+  let out: DeviceArray<'u32'> | undefined;
+  const extra: { runs?: number; rounds?: number } = {};
+  try {
+    out = device.alloc('u32', 2 * n);
+    if (n > 0) {
+      const ctx: Ctx = { device, input, out, n, nChannels, options, launches, extra };
+      switch (method) {
+        case 'atomic': await sortAtomic(ctx); break;
+        case 'chunked': await sortChunked(ctx); break;
+        case 'local': await sortLocal(ctx); break;
+        case 'merge': await sortMerge(ctx); break;
+        case 'key': await sortKey(ctx); break;
+      }
+    }
+    const ms = performance.now() - t0;
+    const result: StsSortResult = { method, n, timeOrdered: method !== 'atomic', launches, ms, ...extra };
+    if (options.output === 'device') {
+      result.device = out;
+      out = undefined;
+    } else {
+      const d = deinterleaveDigis(await out.read());
+      result.channel = d.channel;
+      result.time = d.time;
+    }
+    return result;
+  } finally {
+    out?.free();
+    if (owned) input.free();
+  }
+}
+
+interface Ctx {
+  device: GpuDevice; input: DeviceArray<'u32'>; out: DeviceArray<'u32'>; n: number; nChannels: number;
+  options: StsSortOptions; launches: LaunchStats[]; extra: { runs?: number; rounds?: number };
+}
+
+function elementShape(ctx: Ctx, count: number): { grid: number; block: number } {
+  return gridStrideShape(ctx.device, count, ctx.options.block ?? 256);
+}
+
+function chunkShape(ctx: Ctx): { grid: number; block: number; threads: number } {
+  const threads = ctx.options.chunks ?? Math.max(1, ctx.device.workers) * 4;
+  if (!Number.isInteger(threads) || threads < 1) throw new StsInputError(`chunks must be a positive integer, got ${String(threads)}`);
+  return { grid: threads, block: 1, threads };
+}
+
+/** Throws StsChannelRangeError when bad[0] names a digi. */
+async function checkBad(ctx: Ctx, bad: DeviceArray<'u32'>): Promise<void> {
+  const b = (await bad.read())[0]!;
+  if (b !== 0xffffffff) {
+    const ch = (await ctx.input.read(2 * b, 2 * b + 1))[0]!;
+    throw new StsChannelRangeError(b, ch, ctx.nChannels);
+  }
+}
+
+async function withBad<T>(ctx: Ctx, fn: (bad: DeviceArray<'u32'>) => Promise<T>): Promise<T> {
+  const bad = ctx.device.alloc('u32', 1);
+  try {
+    await bad.fill(0xffffffff);
+    return await fn(bad);
+  } finally {
+    bad.free();
+  }
+}
+
+function allocCells(ctx: Ctx, cells: number): DeviceArray<'u32'> {
+  if (cells > 0x7fffffff) throw new StsInputError(`${cells} histogram cells (nChannels × threads) exceed 2^31`);
+  return ctx.device.alloc('u32', cells);
+}
+
+async function sortAtomic(ctx: Ctx): Promise<void> {
+  const { device, input, out, n, nChannels, launches } = ctx;
+  const counts = allocCells(ctx, nChannels);
+  try {
+    await counts.fill(0);
+    const shape = elementShape(ctx, n);
+    await withBad(ctx, async (bad) => {
+      launches.push(await device.launch(stsCountChannels, shape, [input, counts, n, nChannels, bad]));
+      await checkBad(ctx, bad);
+    });
+    await exclusiveScan(device, counts, counts, nChannels, {}, launches);
+    launches.push(await device.launch(stsScatterAtomic, shape, [input, out, counts, n, nChannels]));
+  } finally {
+    counts.free();
+  }
+}
+
+async function sortChunked(ctx: Ctx): Promise<void> {
+  const { device, input, out, n, nChannels, launches } = ctx;
+  const cs = chunkShape(ctx);
+  const cells = nChannels * cs.threads;
+  const counts = allocCells(ctx, cells);
+  const colOff = allocCells(ctx, cells);
+  const totals = allocCells(ctx, nChannels);
+  try {
+    await counts.fill(0);
+    await withBad(ctx, async (bad) => {
+      launches.push(await device.launch(stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
+      await checkBad(ctx, bad);
+    });
+    launches.push(await device.launch(stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
+    await exclusiveScan(device, totals, totals, nChannels, {}, launches);
+    launches.push(await device.launch(stsScatterChunks, cs, [input, out, colOff, totals, n, nChannels]));
+  } finally {
+    counts.free(); colOff.free(); totals.free();
+  }
+}
+
+async function sortLocal(ctx: Ctx): Promise<void> {
+  const { device, input, out, n, nChannels, launches } = ctx;
+  const cs = chunkShape(ctx);
+  const cells = nChannels * cs.threads;
+  const counts = allocCells(ctx, cells);
+  const local = allocCells(ctx, cells);
+  const colOff = allocCells(ctx, cells);
+  const totals = allocCells(ctx, nChannels);
+  const tmp = device.alloc('u32', 2 * n);
+  try {
+    await counts.fill(0);
+    await withBad(ctx, async (bad) => {
+      launches.push(await device.launch(stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
+      await checkBad(ctx, bad);
+    });
+    launches.push(await device.launch(stsLocalOffsets, cs, [counts, local, nChannels]));
+    launches.push(await device.launch(stsLocalSort, cs, [input, tmp, local, n, nChannels]));
+    launches.push(await device.launch(stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
+    await exclusiveScan(device, totals, totals, nChannels, {}, launches);
+    launches.push(await device.launch(stsLocalMerge, cs, [tmp, out, counts, local, colOff, totals, n, nChannels]));
+  } finally {
+    counts.free(); local.free(); colOff.free(); totals.free(); tmp.free();
+  }
+}
+
+/**
+ * Merge rounds over runs `starts` (nRuns + 1 entries) between src and two buffers; returns the
+ * buffer holding the result (src itself when there is one run).
+ */
+async function mergeRounds<D extends 'u32' | 'u64'>(
+  ctx: Ctx, kernel: typeof stsMergeDigis | typeof stsMergeKeys, src: DeviceArray<D>, bufA: DeviceArray<D>, bufB: DeviceArray<D>,
+  starts: DeviceArray<'u32'>, nRuns: number,
+): Promise<{ result: DeviceArray<D>; rounds: number }> {
+  const { device, n, launches } = ctx;
+  const per = ctx.options.mergeElementsPerThread ?? 256;
+  const shape = elementShape(ctx, Math.ceil(n / per));
+  let cur = src;
+  let runs = nRuns;
+  let s = starts;
+  let s2 = device.alloc('u32', Math.ceil(nRuns / 2) + 1);
+  let rounds = 0;
+  try {
+    while (runs > 1) {
+      const dst = cur === bufA ? bufB : bufA;
+      launches.push(await device.launch(kernel, shape, [cur, dst, s, runs, n, per]));
+      const half = Math.ceil(runs / 2);
+      launches.push(await device.launch(stsHalveRuns, elementShape(ctx, half + 1), [s, s2, runs, n]));
+      [s, s2] = [s2, s];
+      runs = half;
+      cur = dst;
+      rounds++;
+    }
+  } finally {
+    (s === starts ? s2 : s).free();
+  }
+  return { result: cur, rounds };
+}
+
+async function sortMerge(ctx: Ctx): Promise<void> {
+  const { device, input, out, n, nChannels, launches } = ctx;
+  await withBad(ctx, async (bad) => {
+    launches.push(await device.launch(stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
+    await checkBad(ctx, bad);
+  });
+  const flags = device.alloc('u32', n);
+  let starts: DeviceArray<'u32'> | undefined;
+  const tmp = device.alloc('u32', 2 * n);
+  try {
+    launches.push(await device.launch(stsRunFlags, elementShape(ctx, n), [input, flags, n]));
+    const runs = await exclusiveScan(device, flags, flags, n, {}, launches);
+    starts = device.alloc('u32', runs + 1);
+    launches.push(await device.launch(stsRunStarts, elementShape(ctx, n), [input, flags, starts, n, runs]));
+    flags.free();
+    const { result, rounds } = await mergeRounds(ctx, stsMergeDigis, input, out, tmp, starts, runs);
+    if (result !== out) {
+      // Copy the result into out (one more merge-free pass: a round over a single run).
+      const one = device.alloc('u32', 2);
+      try {
+        await one.upload(Uint32Array.of(0, n));
+        launches.push(await device.launch(stsMergeDigis, elementShape(ctx, Math.ceil(n / 256)), [result, out, one, 1, n, 256]));
+      } finally {
+        one.free();
+      }
+    }
+    ctx.extra.runs = runs;
+    ctx.extra.rounds = rounds;
+  } finally {
+    if (!flags.freed) flags.free();
+    starts?.free();
+    tmp.free();
+  }
+}
+
+async function sortKey(ctx: Ctx): Promise<void> {
+  const { device, input, out, n, nChannels, launches } = ctx;
+  await withBad(ctx, async (bad) => {
+    launches.push(await device.launch(stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
+    await checkBad(ctx, bad);
+  });
+  const tileBlock = ctx.options.tileBlock ?? 512;
+  if (!Number.isInteger(tileBlock) || tileBlock < 1 || (tileBlock & (tileBlock - 1)) !== 0 || tileBlock > 1024 || 16 * tileBlock > device.sharedMemoryLimit) {
+    throw new StsInputError(`tileBlock must be a power of two ≤ 1024 whose tile fits shared memory, got ${String(tileBlock)}`);
+  }
+  const tile = 2 * tileBlock;
+  const keys = device.alloc('u64', n);
+  const tmp = device.alloc('u64', n);
+  const nTiles = Math.ceil(n / tile);
+  const starts = device.alloc('u32', nTiles + 1);
+  try {
+    launches.push(await device.launch(stsDigisToKeys, elementShape(ctx, n), [input, keys, n]));
+    launches.push(await device.launch(stsTileSort, { grid: nTiles, block: tileBlock, sharedBytes: 8 * tile }, [keys, n]));
+    launches.push(await device.launch(stsTileStarts, elementShape(ctx, nTiles + 1), [starts, nTiles, tile, n]));
+    const { result, rounds } = await mergeRounds(ctx, stsMergeKeys, keys, tmp, keys, starts, nTiles);
+    launches.push(await device.launch(stsKeysToDigis, elementShape(ctx, n), [result, out, n]));
+    ctx.extra.runs = nTiles;
+    ctx.extra.rounds = rounds;
+  } finally {
+    keys.free(); tmp.free(); starts.free();
+  }
+}

@@ -1,0 +1,42 @@
+// Host side of the device-wide exclusive scan (assembly/kernels/sts/scan.ts): three launches,
+// reduce-then-scan. Used by the STS counting sorts and the natural merge sort.
+import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
+import type { DeviceArray } from '../../memory/deviceArray.js';
+import { scanSingle, scanTileApply, scanTileSums } from '../../kernels/sts.js';
+
+export interface ScanShape {
+  /** Threads per block (default 256). */
+  block: number;
+  /** Items each thread scans (default 16): a block's tile is block·items. */
+  itemsPerThread: number;
+}
+
+export const DEFAULT_SCAN_SHAPE: ScanShape = { block: 256, itemsPerThread: 16 };
+
+/**
+ * output[0..n) ← exclusive prefix sum of input[0..n) (u32, wrapping as CUDA's unsigned adds);
+ * input and output may be the same array. Resolves with the total Σ input (mod 2³²) and the
+ * launches' stats.
+ */
+export async function exclusiveScan(
+  device: GpuDevice, input: DeviceArray<'u32'>, output: DeviceArray<'u32'>, n: number,
+  shape: Partial<ScanShape> = {}, launches: LaunchStats[] = [],
+): Promise<number> {
+  const { block, itemsPerThread } = { ...DEFAULT_SCAN_SHAPE, ...shape };
+  if (n > input.length || n > output.length) throw new RangeError(`scan of ${n} items over arrays of ${input.length} / ${output.length}`);
+  if (n === 0) return 0;
+  const tile = block * itemsPerThread;
+  const tiles = Math.ceil(n / tile);
+  const sums = device.alloc('u32', tiles);
+  const total = device.alloc('u32', 1);
+  try {
+    const shared = 4 * block;
+    launches.push(await device.launch(scanTileSums, { grid: tiles, block, sharedBytes: shared }, [input, sums, n, itemsPerThread]));
+    launches.push(await device.launch(scanSingle, { grid: 1, block, sharedBytes: shared }, [sums, tiles, total]));
+    launches.push(await device.launch(scanTileApply, { grid: tiles, block, sharedBytes: shared }, [input, output, sums, n, itemsPerThread]));
+    return (await total.read())[0]!;
+  } finally {
+    sums.free();
+    total.free();
+  }
+}

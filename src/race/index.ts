@@ -1,0 +1,14 @@
+// The race tools: fine-grained thread kernels, schedules you can hold, exploration, racecheck.
+export { ThreadRunner, loadThreadsModule } from './threadRunner.js';
+export type { ThreadLaunch, NamedBuffer } from './threadRunner.js';
+export { RaceSession, outputKey, firstDifference } from './job.js';
+export type { RaceJob, JobContext, Outputs, RunResult } from './job.js';
+export { explore, replay, racecheck } from './explore.js';
+export type { ExploreOptions, ExploreResult, Outcome, RacecheckOptions, RacecheckResult } from './explore.js';
+export {
+  formatSchedule, parseSchedule, serialSchedule, encodeDecisions, decodeDecisions, ScheduleMismatchError,
+  InOrderChooser, RandomChooser, PctChooser, ReplayChooser, ExhaustiveChooser, Mulberry32,
+} from './schedule.js';
+export type { Schedule, FineSchedule, SerialSchedule, Chooser, Strategy } from './schedule.js';
+export type { RaceReport, ReportKind, AccessKind, ThreadRef, AccessRef } from './reports.js';
+export { corpus, findJob } from './corpus.js';

@@ -1,0 +1,52 @@
+// What the race tools report. Every report names the kernel, and where it applies the address
+// (buffer + byte offset + element index, or the block's shared memory), the two threads
+// (blockIdx, threadIdx) and their access kinds.
+
+export type ReportKind =
+  | 'data-race'                  // two threads of different warps or blocks, unordered, one writes
+  | 'warp-sync-hazard'           // the same, between lanes of one warp: code relying on lock-step without __syncwarp
+  | 'barrier-divergence'         // a thread exits or waits elsewhere while others wait at a __syncthreads
+  | 'out-of-bounds'              // an access outside every allocation (and outside the block's shared memory)
+  | 'schedule-dependent-output'; // two schedules gave different outputs (atomics' order, races)
+
+export type AccessKind = 'read' | 'write' | 'atomic';
+
+export interface ThreadRef {
+  block: [number, number, number];
+  thread: [number, number, number];
+}
+
+export interface AccessRef extends ThreadRef {
+  access: AccessKind;
+  size: number;
+}
+
+export interface RaceReport {
+  kind: ReportKind;
+  kernel: string;
+  message: string;
+  /** 'global' (a named device buffer) or 'shared' (the block's shared memory). */
+  space?: 'global' | 'shared';
+  buffer?: string;
+  /** Byte offset into the buffer (or into the block's shared memory). */
+  offset?: number;
+  /** offset / access size: the element index for an array of that element size. */
+  index?: number;
+  address?: number;
+  /** 'write-write', 'read-write' (first read, then a write), 'write-read', 'atomic-read', … */
+  conflict?: string;
+  first?: AccessRef | ThreadRef;
+  second?: AccessRef | ThreadRef;
+  /** barrier-divergence: the barrier (count of __syncthreads the waiting threads reached) and sites. */
+  barrier?: number;
+  /** schedule-dependent-output: the two schedules. */
+  schedules?: [string, string];
+}
+
+export function fmtThread(t: ThreadRef): string {
+  return `block (${t.block.join(',')}) thread (${t.thread.join(',')})`;
+}
+
+export function formatReport(r: RaceReport): string {
+  return `${r.kind} in ${r.kernel}: ${r.message}`;
+}

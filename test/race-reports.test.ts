@@ -1,0 +1,83 @@
+// Hand-checked reports: every field names the right threads, buffers and offsets.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RaceSession, findJob, racecheck, type RaceReport } from '../src/race/index.js';
+import { main } from '../src/cli/main.js';
+
+let session: RaceSession;
+beforeAll(async () => { session = await RaceSession.open(); });
+afterAll(async () => { await session.close(); });
+
+const check = async (name: string): Promise<RaceReport[]> => (await racecheck(findJob(name)!, undefined, { session, schedules: 1 })).reports;
+
+describe('race reports', () => {
+  it('a cross-block publish: the flag and the data, block 0 writes, block 1 reads', async () => {
+    const reps = await check('crossBlockPublish');
+    expect(reps.map((r) => r.buffer).sort()).toEqual(['data', 'flag']);
+    for (const r of reps) {
+      expect(r).toMatchObject({
+        kind: 'data-race', kernel: 'crossBlockPublish', space: 'global', offset: 0, index: 0, conflict: 'write-read',
+        first: { block: [0, 0, 0], thread: [0, 0, 0], access: 'write', size: 4 },
+        second: { block: [1, 0, 0], thread: [0, 0, 0], access: 'read', size: 4 },
+      });
+    }
+  });
+
+  it('the seed\'s intraWarpScan: lane 0 writes scanTile[32], lane 1 reads it as scanTile[index - 1]', async () => {
+    const reps = await check('petIntraWarpScan');
+    expect(reps[0]).toMatchObject({
+      kind: 'warp-sync-hazard', kernel: 'petWarpScan', space: 'shared', buffer: 'shared', offset: 128, index: 32,
+      first: { thread: [0, 0, 0], access: 'write' }, second: { thread: [1, 0, 0], access: 'read' },
+    });
+    expect(reps.every((r) => r.kind === 'warp-sync-hazard')).toBe(true);
+  });
+
+  it('the seed\'s FillDataKernel: thread 38 (first past arrayLength = 150 with 4 per thread) misses barriers #1–#6', async () => {
+    const reps = await check('petFillData');
+    const div = reps.filter((r) => r.kind === 'barrier-divergence');
+    // One report per barrier the exited threads miss: FillData's 3, intraBlockScan's 3.
+    expect(div.map((r) => r.barrier)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(div[0]).toMatchObject({ barrier: 1, first: { block: [0, 0, 0], thread: [0, 0, 0] }, second: { thread: [38, 0, 0] } });
+    expect(div[0]!.message).toContain('exited without reaching it');
+  });
+
+  it('barriers at different sites are named', async () => {
+    const [r] = await check('barrierSites');
+    expect(r).toMatchObject({ kind: 'barrier-divergence', first: { thread: [0, 0, 0] }, second: { thread: [1, 0, 0] } });
+    expect(r!.message).toContain('site 1 vs site 2');
+  });
+
+  it('out of bounds: elements 6 and 7 of the 6-element out, by threads 6 and 7, suppressed', async () => {
+    const reps = await check('oobWrite');
+    expect(reps.map((r) => [r.kind, r.buffer, r.index, r.first!.thread[0], (r.first as { access: string }).access]))
+      .toEqual([['out-of-bounds', 'out', 6, 6, 'write'], ['out-of-bounds', 'out', 7, 7, 'write']]);
+    const reads = await check('oobRead');
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toMatchObject({ buffer: 'input', index: 8, first: { thread: [7, 0, 0], access: 'read' } });
+  });
+
+  it('an atomic against a plain read is a race; two atomics are not', async () => {
+    const reps = await check('atomicVsPlain');
+    expect(reps[0]).toMatchObject({ buffer: 'counter', conflict: 'atomic-read', first: { thread: [0, 0, 0], access: 'atomic' } });
+    expect(await check('atomicCounter')).toEqual([]);
+  });
+
+  it('a lost update across blocks is a data-race, within a warp a warp-sync hazard', async () => {
+    const reps = await check('lostUpdate');
+    expect(reps.find((r) => r.kind === 'warp-sync-hazard')).toMatchObject({ buffer: 'counter', first: { block: [0, 0, 0] }, second: { block: [0, 0, 0] } });
+    expect(reps.find((r) => r.kind === 'data-race')).toMatchObject({ buffer: 'counter', first: { block: [0, 0, 0] }, second: { block: [1, 0, 0] } });
+  });
+
+  it('the benign moduleStart order is reported as schedule-dependent output, with two replayable schedules', async () => {
+    const r = await racecheck(findJob('countModules')!, undefined, { session });
+    expect(r.reports).toHaveLength(1);
+    expect(r.reports[0]).toMatchObject({ kind: 'schedule-dependent-output', buffer: 'moduleStart' });
+    expect(r.reports[0]!.schedules![0]).toMatch(/^simt-sched\/1:fine:/);
+  });
+
+  it('simt racecheck <job> prints the reports and exits 1', async () => {
+    const lines: string[] = [];
+    const code = await main(['racecheck', 'oobWrite'], { out: (l) => lines.push(l), err: (l) => lines.push(l), tty: false });
+    expect(code).toBe(1);
+    expect(lines.join('\n')).toContain("element 7 of 'out' (6 elements)");
+  });
+});

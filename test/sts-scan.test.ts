@@ -1,0 +1,53 @@
+// The device-wide exclusive scan (assembly/kernels/sts/scan.ts) against a plain loop.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { testDevice } from './helpers.js';
+import { exclusiveScan } from '../src/jobs/sts/scan.js';
+import type { Device } from '../src/device.js';
+
+function reference(a: Uint32Array): { out: Uint32Array; total: number } {
+  const out = new Uint32Array(a.length);
+  let run = 0;
+  for (let i = 0; i < a.length; i++) { out[i] = run; run = (run + a[i]!) >>> 0; }
+  return { out, total: run };
+}
+
+async function scanOn(dev: Device, a: Uint32Array, shape?: { block: number; itemsPerThread: number }, inPlace = true) {
+  const x = await dev.upload('u32', a.length ? a : new Uint32Array(1));
+  const y = inPlace ? x : dev.alloc('u32', Math.max(1, a.length));
+  try {
+    const total = await exclusiveScan(dev, x, y, a.length, shape);
+    return { out: (await y.read()).slice(0, a.length), total, input: (await x.read()).slice(0, a.length) };
+  } finally {
+    x.free();
+    if (!inPlace) y.free();
+  }
+}
+
+describe.each(['wasm', 'serial'] as const)('exclusive scan on %s', (backend) => {
+  let dev: Device;
+  it('setup', async () => { dev = await testDevice({ backend, seed: 11 }); });
+
+  it('matches a sequential scan on random lengths and shapes (in place and out of place)', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.uint32Array({ maxLength: 3000 }),
+      fc.constantFrom(1, 3, 32, 256), fc.constantFrom(1, 2, 7, 16), fc.boolean(),
+      async (a, block, itemsPerThread, inPlace) => {
+        const r = await scanOn(dev, a, { block, itemsPerThread }, inPlace);
+        const ref = reference(a);
+        expect(r.out).toEqual(ref.out);
+        expect(r.total).toBe(ref.total);
+        if (!inPlace) expect(r.input).toEqual(a);
+      }), { numRuns: 25 });
+  });
+
+  it('edges: empty, one item, many tiles (non-power-of-two length)', async () => {
+    expect((await scanOn(dev, new Uint32Array(0))).total).toBe(0);
+    expect(await scanOn(dev, Uint32Array.of(7))).toMatchObject({ total: 7 });
+    const big = Uint32Array.from({ length: 1_000_003 }, (_, i) => (i * 2654435761) % 5);
+    const r = await scanOn(dev, big);
+    const ref = reference(big);
+    expect(r.total).toBe(ref.total);
+    expect(r.out).toEqual(ref.out);
+  });
+});
