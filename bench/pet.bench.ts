@@ -29,13 +29,13 @@ function nativeRecords(ds: ReturnType<typeof generatePetData>, ctx: BenchContext
     const geo = [s.bdmCount, g.duNum, g.positionSize, s.crystalsPerDu, s.bdmPerRing, g.blockNumY, g.blockNumZ, g.crystalNumY, g.crystalNumZ, s.crystalsPerRing].join(',');
     const line = execFileSync(bin, ['--frames', join(dir, 'frames.bin'), '--pos', join(dir, 'pos.bin'), '--energy', join(dir, 'energy.bin'),
       '--geo', geo, '--repeat', String(runs)], { maxBuffer: 1 << 20 }).toString().trim();
-    const r = JSON.parse(line) as { threads: number; singles: number; pairs: number; convertMs: number; sortMs: number; coincidencesMs: number; msMedian: number };
+    const r = JSON.parse(line) as { threads: number; singles: number; pairs: number; convertMs: number; sortMs: number; coincidencesMs: number; msMedian: number; msMin: number };
     const extra = { workers: r.threads, samples: runs, singles: r.singles, pairs: r.pairs, note: 'convert + LSD radix sort + sequential coincidences, OpenMP' };
     return [
       record('pet/convert', 'native-c', ds.nFrames, r.convertMs, { ...extra, bytes: ds.nFrames * 16 }),
       record('pet/sort', 'native-c', r.singles, r.sortMs, extra),
       record('pet/coincidences', 'native-c', r.singles, r.coincidencesMs, extra),
-      record('pet/compute (convert+sort+coincidences)', 'native-c', ds.nFrames, r.msMedian, extra),
+      record('pet/compute (convert+sort+coincidences)', 'native-c', ds.nFrames, r.msMedian, { ...extra, minMs: r.msMin }),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -59,7 +59,9 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
     const last = results[results.length - 1]!;
     const m = last.sorted.time.length;
     const stage = (s: (typeof STAGES)[number]) => median(results.map((r) => r.timings[s]));
-    const compute = median(results.map((r) => r.timings.convert + r.timings.sort + r.timings.coincidences));
+    const stageMin = (s: (typeof STAGES)[number]) => Math.min(...results.map((r) => r.timings[s]));
+    const computes = results.map((r) => r.timings.convert + r.timings.sort + r.timings.coincidences);
+    const compute = median(computes);
     const perKernel = new Map<string, number[]>();
     for (const r of results) {
       const sums = new Map<string, number>();
@@ -68,15 +70,15 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
     }
     const extra = { workers: dev.workers, samples: runs, singles: m, pairs: last.pairs.count };
     const out: BenchRecord[] = [
-      record('pet/convert', 'simt-wasm', n, stage('convert'), { ...extra, bytes: n * 16 }),
-      record('pet/sort', 'simt-wasm', m, stage('sort'), { ...extra, mergePasses: last.mergePasses }),
-      record('pet/coincidences', 'simt-wasm', m, stage('coincidences'), extra),
-      record('pet/compute (convert+sort+coincidences)', 'simt-wasm', n, compute, extra),
-      record('pet/end-to-end', 'simt-wasm', n, stage('total'), { ...extra, uploadMs: stage('upload'), downloadMs: stage('download') }),
+      record('pet/convert', 'simt-wasm', n, stage('convert'), { ...extra, bytes: n * 16, minMs: stageMin('convert') }),
+      record('pet/sort', 'simt-wasm', m, stage('sort'), { ...extra, mergePasses: last.mergePasses, minMs: stageMin('sort') }),
+      record('pet/coincidences', 'simt-wasm', m, stage('coincidences'), { ...extra, minMs: stageMin('coincidences') }),
+      record('pet/compute (convert+sort+coincidences)', 'simt-wasm', n, compute, { ...extra, minMs: Math.min(...computes) }),
+      record('pet/end-to-end', 'simt-wasm', n, stage('total'), { ...extra, uploadMs: stage('upload'), downloadMs: stage('download'), minMs: stageMin('total') }),
     ];
     for (const [k, v] of perKernel) out.push(record(`pet/kernel/${k}`, 'simt-wasm', n, median(v), extra));
     out.push(...nativeRecords(ds, ctx, runs));
-    for (const r of out) ctx.log(`${r.impl.padEnd(10)} ${r.name.padEnd(44)} n=${String(r.size).padStart(9)} ${r.ms.toFixed(1).padStart(8)} ms  ${(r.elementsPerSec! / 1e6).toFixed(1).padStart(7)} M elements/s`);
+    for (const r of out) ctx.log(`${r.impl.padEnd(10)} ${r.name.padEnd(44)} n=${String(r.size).padStart(9)} ${r.ms.toFixed(1).padStart(8)} ms  ${(r.elementsPerSec! / 1e6).toFixed(1).padStart(7)} M elements/s${r['minMs'] !== undefined ? `  (min ${(r['minMs'] as number).toFixed(1)} ms)` : ''}`);
     return out;
   } finally {
     await dev.destroy();
