@@ -65,6 +65,14 @@ for (const backend of ['wasm', 'serial'] as const) {
       expect(none.pairs.count).toBe(0);
     });
 
+    for (const n of [1024, 1025, 2049]) {
+      it(`sorts and pairs exactly ${n} singles (no energy window)`, async () => {
+        const r = await checkAgainstReference(dev, generatePetData({ nFrames: n, seed: 3 * n }), { energyWindow: null });
+        expect(r.sorted.time.length).toBe(n);
+        expect(r.mergePasses).toBe(Math.max(0, Math.ceil(Math.log2(n / 1024))));
+      });
+    }
+
     it('honours the coincidence window (0 and wide)', async () => {
       const ds = generatePetData({ nFrames: 6000, seed: 21, meanEventGap: 2000 });
       await checkAgainstReference(dev, ds, { window: 0 });
