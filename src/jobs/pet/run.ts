@@ -74,6 +74,43 @@ const NO_BAD_FRAME = 0x7fffffff;
 
 function nextPow2(x: number): number { let p = 1; while (p < x) p *= 2; return p; }
 
+/**
+ * The sort stage on its own (parallelMergeSort): sorts the m SinglesStruct records of `a` by
+ * time, stably, ping-ponging with `b`. Both buffers must hold max(2^⌈log₂m⌉, 1024) records;
+ * [m, n2) of both is overwritten with padding. Returns the buffer holding the result.
+ */
+export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>, b: DeviceArray<'u32'>, m: number,
+  options: { onPass?: (pass: number, total: number) => void; launches?: LaunchStats[] } = {}):
+  Promise<{ result: DeviceArray<'u32'>; mergePasses: number }> {
+  const n2 = Math.max(nextPow2(m), PET_SHAPES.sortTile);
+  if (a.length < 4 * n2 || b.length < 4 * n2) throw new PetOptionsError(`sortSinglesByTime: buffers need ${n2} records (4 words each)`);
+  const launches = options.launches ?? [];
+  const launch = async (...x: Parameters<GpuDevice['launch']>) => { const st = await device.launch(...x); launches.push(st); return st; };
+  let data = a, other = b;
+  let passes = 0;
+  if (m <= 1) return { result: a, mergePasses: 0 };
+  await launch(petPadSingles, { grid: Math.min(1024, Math.ceil((n2 - m) / 256) || 1), block: 256 }, [a, b, m, n2]);
+  await launch(petSortTiles, { grid: n2 / PET_SHAPES.sortTile, block: PET_SHAPES.sortThreads, sharedBytes: 2 * PET_SHAPES.sortTile * 16 }, [data, m]);
+  const sub = PET_SHAPES.subBlock;
+  const totalPasses = Math.max(0, Math.ceil(Math.log2(m / PET_SHAPES.sortTile)));
+  const ranksEven = device.alloc('u32', n2 / sub);
+  const ranksOdd = device.alloc('u32', n2 / sub);
+  try {
+    for (let S = PET_SHAPES.sortTile; S < m; S *= 2) {
+      await launch(petMergeRanks, { grid: Math.ceil(n2 / sub / 256), block: 256 }, [data, ranksEven, ranksOdd, S, m, n2]);
+      await launch(petMergeBlocks, { grid: { x: (2 * S) / sub, y: n2 / (2 * S) }, block: sub, sharedBytes: 2 * sub * 16 },
+        [data, other, ranksEven, ranksOdd, S, m]);
+      [data, other] = [other, data];
+      passes++;
+      options.onPass?.(passes, totalPasses);
+    }
+  } finally {
+    ranksEven.free();
+    ranksOdd.free();
+  }
+  return { result: data, mergePasses: passes };
+}
+
 /** Bytes of device memory runPet needs for n frames (upper bound). */
 export function petMemoryBytes(nFrames: number, geometry: PetGeometry): number {
   const s = geometrySizes(geometry);
@@ -190,26 +227,9 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
     const tSort = performance.now();
 
     // ---- sort (stable, by time)
-    const n2 = Math.max(nextPow2(m), PET_SHAPES.sortTile);
-    let data = bufA, other = bufB;
-    let passes = 0;
-    if (m > 1) {
-      await launch(petPadSingles, { grid: Math.min(1024, Math.ceil((n2 - m) / 256) || 1), block: 256 }, [bufA, bufB, m, n2]);
-      await launch(petSortTiles, { grid: n2 / PET_SHAPES.sortTile, block: PET_SHAPES.sortThreads, sharedBytes: 2 * PET_SHAPES.sortTile * 16 },
-        [data, m]);
-      const sub = PET_SHAPES.subBlock;
-      const totalPasses = Math.max(0, Math.ceil(Math.log2(m / PET_SHAPES.sortTile)));
-      const ranksEven = keep(device.alloc('u32', n2 / sub));
-      const ranksOdd = keep(device.alloc('u32', n2 / sub));
-      for (let S = PET_SHAPES.sortTile; S < m; S *= 2) {
-        await launch(petMergeRanks, { grid: Math.ceil(n2 / sub / 256), block: 256 }, [data, ranksEven, ranksOdd, S, m, n2]);
-        await launch(petMergeBlocks, { grid: { x: (2 * S) / sub, y: n2 / (2 * S) }, block: sub, sharedBytes: 2 * sub * 16 },
-          [data, other, ranksEven, ranksOdd, S, m]);
-        [data, other] = [other, data];
-        passes++;
-        progress('sort', passes, totalPasses);
-      }
-    }
+    const sortOut = await sortSinglesByTime(device, bufA, bufB, m, { onPass: (p, t) => progress('sort', p, t), launches });
+    const data = sortOut.result;
+    const passes = sortOut.mergePasses;
     const t3 = performance.now();
     const tr1 = performance.now();
     const sorted = m <= 1 ? singles : await readSingles(device, data, m, launches);
