@@ -12,3 +12,5 @@ export type { DType, TypedArrayOf, ScalarOf } from './dtypes.js';
 export * from './errors.js';
 export * as kernels from './kernels/index.js';
 export * as race from './race/index.js';
+export * as pet from './jobs/pet/index.js';
+export { deviceExclusiveScan } from './ops/scan.js';
