@@ -252,6 +252,97 @@ export function petSortTiles(data: usize, n: i32): void {
   }
 }
 
+const RANK_GROUP: i32 = 8;
+
+/**
+ * petMergeRanks on the free schedule: the block's samples in index order, giving the same
+ * ranks. Consecutive samples of one sorted block have non-decreasing keys, so the opposite
+ * sample count c only grows: it is advanced from the previous sample's (a few steps, then a
+ * binary search). The fine searches inside the opposite sub-blocks (8 dependent loads, each a
+ * likely cache miss) are run RANK_GROUP at a time in lock-step, so their misses overlap.
+ * State per group in register slots 0–2.
+ */
+function mergeRanksFree(data: usize, ranksEven: usize, ranksOdd: usize, S: i32, n: i32, n2: i32): void {
+  const subPerSorted = S / SUB_BLOCK_SIZE;
+  const subPerMerged = 2 * subPerSorted;
+  const base = blockIdx.x * blockDim.x;
+  const gLo = registers(0), gHi = registers(1), gKey = registers(2);
+  const gMeta = registers(3);          // per sample: idx (u32), rankCur (u32), oppStart, flags
+  let prevBlk = -1, prevC = 0;
+  for (let s0 = base; s0 < base + blockDim.x; s0 += RANK_GROUP) {
+    let active = 0;
+    for (let g = 0; g < RANK_GROUP; g++) {
+      const s = s0 + g;
+      const at = s * SUB_BLOCK_SIZE;
+      const meta = gMeta + (<usize>g << 4);
+      store<i32>(meta, -1, 12);
+      if (s >= base + blockDim.x || at >= n2) continue;
+      const blk = at / S;
+      const pair = blk >> 1;
+      if (pair * 2 * S >= n) continue;
+      const even = (blk & 1) == 0;
+      const key = timeOf(data, at);
+      const oppStart = (blk ^ 1) * S;
+      const kIn = s % subPerSorted;
+      let c = 0;
+      if (blk == prevBlk) {
+        c = prevC;
+        let steps = 0;
+        while (c < subPerSorted && steps < 4 && (even ? timeOf(data, oppStart + c * SUB_BLOCK_SIZE) < key : timeOf(data, oppStart + c * SUB_BLOCK_SIZE) <= key)) { c++; steps++; }
+        if (steps == 4 && c < subPerSorted) {
+          const from = oppStart + c * SUB_BLOCK_SIZE;
+          c = ((even ? binarySearchInclusive(data, key, from, oppStart + S - SUB_BLOCK_SIZE, SUB_BLOCK_SIZE)
+                     : binarySearchExclusive(data, key, from, oppStart + S - SUB_BLOCK_SIZE, SUB_BLOCK_SIZE)) - oppStart) / SUB_BLOCK_SIZE;
+        }
+      } else {
+        c = ((even ? binarySearchInclusive(data, key, oppStart, oppStart + S - SUB_BLOCK_SIZE, SUB_BLOCK_SIZE)
+                   : binarySearchExclusive(data, key, oppStart, oppStart + S - SUB_BLOCK_SIZE, SUB_BLOCK_SIZE)) - oppStart) / SUB_BLOCK_SIZE;
+      }
+      prevBlk = blk; prevC = c;
+      store<u32>(meta, <u32>(pair * subPerMerged + kIn + c));
+      store<u32>(meta, <u32>(kIn * SUB_BLOCK_SIZE), 4);
+      store<i32>(meta, oppStart, 8);
+      store<i32>(meta, even ? 0 : 1, 12);
+      store<f64>(gKey + (<usize>g << 3), key);
+      if (c > 0) {
+        const lo = oppStart + (c - 1) * SUB_BLOCK_SIZE + 1;
+        store<i32>(gLo + (<usize>g << 2), lo);
+        store<i32>(gHi + (<usize>g << 2), lo + SUB_BLOCK_SIZE - 2);
+        active++;
+      } else {
+        store<i32>(gLo + (<usize>g << 2), oppStart);     // rank 0
+        store<i32>(gHi + (<usize>g << 2), oppStart - 1);
+      }
+    }
+    // Lock-step binary searches (each is binarySearchInclusive/Exclusive with stride 1).
+    while (active > 0) {
+      active = 0;
+      for (let g = 0; g < RANK_GROUP; g++) {
+        const fl = load<i32>(gMeta + (<usize>g << 4), 12);
+        if (fl < 0) continue;
+        const pl = gLo + (<usize>g << 2), ph = gHi + (<usize>g << 2);
+        const lo = load<i32>(pl), hi = load<i32>(ph);
+        if (lo > hi) continue;
+        const mid = lo + ((hi - lo) >> 1);
+        const key = load<f64>(gKey + (<usize>g << 3));
+        const t = timeOf(data, mid);
+        if (fl == 0 ? key <= t : key < t) store<i32>(ph, mid - 1); else store<i32>(pl, mid + 1);
+        active++;
+      }
+    }
+    for (let g = 0; g < RANK_GROUP; g++) {
+      const meta = gMeta + (<usize>g << 4);
+      const fl = load<i32>(meta, 12);
+      if (fl < 0) continue;
+      const idx = <usize>load<u32>(meta) << 2;
+      const rankCur = load<u32>(meta, 4);
+      const rankOpp = <u32>(load<i32>(gLo + (<usize>g << 2)) - load<i32>(meta, 8));
+      if (fl == 0) { store<u32>(ranksEven + idx, rankCur); store<u32>(ranksOdd + idx, rankOpp); }
+      else { store<u32>(ranksEven + idx, rankOpp); store<u32>(ranksOdd + idx, rankCur); }
+    }
+  }
+}
+
 /**
  * generateRanksKernel: one thread per sample (every SUB_BLOCK_SIZE-th element of `data`,
  * n2/256 samples). For the merge of sorted blocks (2p, 2p+1) of length S, writes at
@@ -262,6 +353,7 @@ export function petMergeRanks(data: usize, ranksEven: usize, ranksOdd: usize, S:
   const subPerSorted = S / SUB_BLOCK_SIZE;
   const subPerMerged = 2 * subPerSorted;
   const base = blockIdx.x * blockDim.x;
+  if (scheduleIsFree()) { mergeRanksFree(data, ranksEven, ranksOdd, S, n, n2); return; }
   const m = beginPhase();
   for (let k = 0; k < m; k++) {
     const s = base + threadAt(k);                 // rankSampleCurrent
