@@ -73,12 +73,12 @@ export function petPadSingles(a: usize, b: usize, n: i32, total: i32): void {
 }
 
 /**
- * Stable sequential merge of src[a..a+na) and src[b..b+nb) into dst (the free-schedule path):
- * the same output as the per-element rank searches. Runs that do not interleave are copies;
- * otherwise the output is split in two halves at the merge path (co-rank search) and each
- * half is merged from both ends at once: four independent load → compare → pick chains per
- * loop step, branch-free (masks), since one chain is bound by its latency, not by bandwidth.
- * Ties: the even run's element first (so, from the back, the odd run's goes first).
+ * Stable sequential merge of src[a..a+na) and src[b..b+nb) into dst (the free-schedule path).
+ * Branch-free steps (selects instead of a data-dependent branch: on random times a branchy
+ * merge spends most of its time in mispredictions), and two independent chains: the front
+ * half of the output is merged from the heads while the back half is merged from the tails
+ * (ties: the even run's element first, so from the back the odd run's goes first). Each
+ * chain is a load → compare → select dependency; running two of them doubles the throughput.
  */
 function mergeRuns(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): void {
   const a0 = singleAt(src, a), b0 = singleAt(src, b);
@@ -95,31 +95,13 @@ function mergeRuns(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): vo
     memory.copy(dst + (eb - b0), a0, ea - a0);
     return;
   }
-  if (na + nb < 64) { merge2(a0, ea, b0, eb, dst); return; }
-  // Co-rank: i from the even run and j = h - i from the odd run are the first h outputs iff
-  // (i == 0 || j == nb || A[i-1] <= B[j]) and (j == 0 || i == na || B[j-1] < A[i]).
-  const h = (na + nb) >> 1;
-  let lo = h > nb ? h - nb : 0, hi = h < na ? h : na;
-  while (lo < hi) {
-    const i = (lo + hi) >> 1;           // candidate; j = h - i
-    const j = h - i;
-    // too few from A when B[j-1] >= A[i]
-    if (j > 0 && i < na && load<f64>(b0 + (<usize>(j - 1) << 4), 8) >= load<f64>(a0 + (<usize>i << 4), 8)) lo = i + 1;
-    else hi = i;
-  }
-  const ia = a0 + (<usize>lo << 4), jb = b0 + (<usize>(h - lo) << 4);
-  merge4(a0, ia, b0, jb, dst, ia, ea, jb, eb, dst + (<usize>h << 4));
-}
-
-/** Two-chain (front and back) branch-free merge of [a0, ea) and [b0, eb) into dst. */
-function merge2(a0: usize, ea: usize, b0: usize, eb: usize, dst: usize): void {
   let pa = a0, pb = b0;                 // front heads
   let qa = ea - 16, qb = eb - 16;       // back tails (inclusive)
   let o = dst;
-  const total = <i32>((ea - a0 + eb - b0) >> 4);
-  let q = dst + (<usize>total << 4) - 16;
-  let front = total >> 1;
-  let back = total - front;
+  let q = dst + (<usize>(na + nb) << 4) - 16;
+  let front = (na + nb) >> 1;
+  let back = na + nb - front;
+  // Masks rather than `select`, so that no engine turns the choice back into a branch.
   let steps = min(front, back);
   while (steps > 0 && pa < ea && pb < eb && qa >= a0 && qb >= b0) {
     const mB = -<usize>(load<f64>(pb, 8) < load<f64>(pa, 8));   // all ones: take the odd head
@@ -154,44 +136,6 @@ function merge2(a0: usize, ea: usize, b0: usize, eb: usize, dst: usize): void {
     qb -= select<usize>(0, 16, takeA);
     q -= 16; back--;
   }
-}
-
-/**
- * Two independent merges (X: [xa0, xea) with [xb0, xeb) → xd; Y likewise → yd), each from both
- * ends, in one loop: four chains. When a run of either is exhausted, what is left of each
- * merge (the middle of its output) is finished by merge2.
- */
-function merge4(xa0: usize, xea: usize, xb0: usize, xeb: usize, xd: usize,
-                ya0: usize, yea: usize, yb0: usize, yeb: usize, yd: usize): void {
-  let xpa = xa0, xpb = xb0, xqa = xea - 16, xqb = xeb - 16, xo = xd;
-  let xq = xd + (xea - xa0) + (xeb - xb0) - 16;
-  let ypa = ya0, ypb = yb0, yqa = yea - 16, yqb = yeb - 16, yo = yd;
-  let yq = yd + (yea - ya0) + (yeb - yb0) - 16;
-  // Each step takes one element from each end of each merge; stop while every run of both
-  // still has an element at each end (then no pointer can cross).
-  while (xpa < xqa && xpb < xqb && ypa < yqa && ypb < yqb) {
-    const xmB = -<usize>(load<f64>(xpb, 8) < load<f64>(xpa, 8));
-    const xmA = -<usize>(load<f64>(xqa, 8) > load<f64>(xqb, 8));
-    const ymB = -<usize>(load<f64>(ypb, 8) < load<f64>(ypa, 8));
-    const ymA = -<usize>(load<f64>(yqa, 8) > load<f64>(yqb, 8));
-    v128.store(xo, v128.load(xpa ^ ((xpa ^ xpb) & xmB)));
-    v128.store(xq, v128.load(xqb ^ ((xqb ^ xqa) & xmA)));
-    v128.store(yo, v128.load(ypa ^ ((ypa ^ ypb) & ymB)));
-    v128.store(yq, v128.load(yqb ^ ((yqb ^ yqa) & ymA)));
-    xo += 16; xq -= 16; yo += 16; yq -= 16;
-    xpb += 16 & xmB; xpa += 16 & ~xmB; xqa -= 16 & xmA; xqb -= 16 & ~xmA;
-    ypb += 16 & ymB; ypa += 16 & ~ymB; yqa -= 16 & ymA; yqb -= 16 & ~ymA;
-  }
-  // The unconsumed middle of each merge: [pa, qa] and [pb, qb] (possibly empty) → [o, q].
-  finishMiddle(xpa, xqa + 16, xpb, xqb + 16, xo);
-  finishMiddle(ypa, yqa + 16, ypb, yqb + 16, yo);
-}
-
-// @ts-ignore: decorator
-@inline function finishMiddle(pa: usize, ea: usize, pb: usize, eb: usize, o: usize): void {
-  if (pa >= ea) { if (pb < eb) memory.copy(o, pb, eb - pb); return; }
-  if (pb >= eb) { memory.copy(o, pa, ea - pa); return; }
-  merge2(pa, ea, pb, eb, o);
 }
 
 /** Order-preserving u64 of a time: -0 → +0, then the usual sign flip (NaN never occurs). */
