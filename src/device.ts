@@ -18,16 +18,22 @@ import { CONTROL_BYTES, CTL, Command, HEAP_ALIGN, MAX_WASM32_BYTES, PAGE_BYTES }
 import { HeapAllocator } from './memory/allocator.js';
 import type { DeviceArray } from './memory/deviceArray.js';
 import { loadKernelsModule } from './module.js';
-import { defaultWorkerCount } from './platform.js';
+import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
 import { WorkerPool } from './pool/pool.js';
 import { ArgTag } from './pool/protocol.js';
 import { launchSeed, normalizeSeed, randomSeed, splitSeed } from './schedule/seeds.js';
+import type { WebGpuDevice, WebGpuDeviceOptions } from './webgpu/device.js';
 
 export type Backend = 'wasm' | 'serial';
 
 export interface DeviceOptions {
-  /** 'wasm' (default): parallel pool. 'serial': one worker, seeded schedule. */
-  backend?: Backend;
+  /**
+   * 'wasm' (default): parallel pool. 'serial': one worker, seeded schedule. 'webgpu': the WGSL
+   * kernels on a WebGPU adapter (BackendUnavailableError — a WebGpuUnavailableError — saying why
+   * when there is none; never a silent fallback). 'auto': webgpu if an adapter opens, else wasm,
+   * with `device.fallbackReason` saying why it fell back.
+   */
+  backend?: Backend | 'webgpu' | 'auto';
   /** Workers of the 'wasm' backend (default: available parallelism). 'serial' always uses 1. */
   workers?: number;
   /** Size of the device memory in bytes (default 1 GiB; at most 4 GiB, wasm32's limit). */
@@ -44,6 +50,8 @@ export interface DeviceOptions {
   hostSpinMicros?: number;
   /** How long the host blocks its thread waiting for a launch before awaiting asynchronously, ms (default 2; 0 never blocks). */
   syncWaitMs?: number;
+  /** WebGPU-only options (backend 'webgpu' or 'auto'): adapter choice, Dawn flags, GPU timing. */
+  webgpu?: Omit<WebGpuDeviceOptions, 'memoryBytes' | 'launchTimeoutMs'>;
 }
 
 export type { LaunchConfig, KernelArgs, LaunchStats };
@@ -57,12 +65,39 @@ const SCRATCH_EXTRA = 1024 * 4 + 256 + 16 * 1024 * 8;
 
 let nextDeviceId = 1;
 
-export async function createDevice(options: DeviceOptions = {}): Promise<Device> {
+/**
+ * Creates a device: `createDevice()` (wasm pool), `{ backend: 'serial', seed }`,
+ * `{ backend: 'webgpu' }` or `{ backend: 'auto' }` (webgpu, else wasm with `fallbackReason`).
+ */
+export async function createDevice(options?: DeviceOptions & { backend?: Backend }): Promise<Device>;
+export async function createDevice(options: DeviceOptions & { backend: 'webgpu' }): Promise<WebGpuDevice>;
+export async function createDevice(options: DeviceOptions): Promise<Device | WebGpuDevice>;
+export async function createDevice(options: DeviceOptions = {}): Promise<Device | WebGpuDevice> {
   const backend = options.backend ?? 'wasm';
-  if (backend !== 'wasm' && backend !== 'serial') {
-    throw new BackendUnavailableError(`unknown backend '${String(backend)}': use 'wasm' or 'serial'` +
-      ((backend as string) === 'webgpu' ? ' (or createWebGpuDevice for WebGPU)' : ''));
+  if (backend === 'webgpu' || backend === 'auto') {
+    // Loaded on demand: the wasm backends never load the WebGPU code (nor dawn.node).
+    const { createWebGpuDevice } = await import('./webgpu/device.js');
+    const gpuOptions: WebGpuDeviceOptions = { ...options.webgpu };
+    if (options.memoryBytes !== undefined) gpuOptions.memoryBytes = options.memoryBytes;
+    if (options.launchTimeoutMs !== undefined) gpuOptions.launchTimeoutMs = options.launchTimeoutMs;
+    if (backend === 'webgpu') return createWebGpuDevice(gpuOptions);
+    try {
+      return await createWebGpuDevice(gpuOptions);
+    } catch (e) {
+      if (!(e instanceof BackendUnavailableError)) throw e;
+      return createWasmDevice({ ...options, backend: 'wasm' }, e.message);
+    }
   }
+  if (backend !== 'wasm' && backend !== 'serial') {
+    throw new BackendUnavailableError(`unknown backend '${String(backend)}': use 'wasm', 'serial', 'webgpu' or 'auto'`);
+  }
+  return createWasmDevice({ ...options, backend }, undefined);
+}
+
+async function createWasmDevice(options: DeviceOptions & { backend: Backend }, fallbackReason: string | undefined): Promise<Device> {
+  const backend = options.backend;
+  const isolation = sharedMemoryProblem();
+  if (isolation !== undefined) throw new BackendUnavailableError(`the ${backend} backend needs shared memory: ${isolation}`);
   const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
   if (!Number.isInteger(memoryBytes) || memoryBytes <= 0) {
     throw new MemorySizeError(`memoryBytes must be a positive integer, got ${String(memoryBytes)}`);
@@ -107,13 +142,14 @@ export async function createDevice(options: DeviceOptions = {}): Promise<Device>
   return new Device({
     backend, workers, memory, pool, heapBase, sharedLimit, kernelNames: kernels.kernelNames,
     exports: hostInstance.exports, seed: options.seed === undefined ? randomSeed() : normalizeSeed(options.seed),
-    launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS, fallbackReason,
   });
 }
 
 interface DeviceParts {
   backend: Backend; workers: number; memory: WebAssembly.Memory; pool: WorkerPool; heapBase: number;
   sharedLimit: number; kernelNames: string[]; exports: WebAssembly.Exports; seed: number; launchTimeoutMs: number;
+  fallbackReason: string | undefined;
 }
 
 export class Device implements GpuDevice {
@@ -125,6 +161,8 @@ export class Device implements GpuDevice {
   readonly sharedMemoryLimit: number;
   /** The device seed (launch seeds derive from it in launch order). */
   readonly seed: number;
+  /** Set when `backend: 'auto'` found no WebGPU adapter: why this wasm device was returned instead. */
+  readonly fallbackReason: string | undefined;
   readonly memory: WebAssembly.Memory;
   private readonly heap: HeapAllocator;
   private readonly pool: WorkerPool;
@@ -156,6 +194,7 @@ export class Device implements GpuDevice {
     this.i32 = new Int32Array(p.memory.buffer);
     this.dv = new DataView(p.memory.buffer);
     this.launchTimeoutMs = p.launchTimeoutMs;
+    this.fallbackReason = p.fallbackReason;
   }
 
   /** Heap bytes: total, in use and free (and the largest free block). */

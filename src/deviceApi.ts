@@ -40,6 +40,8 @@ export interface LaunchStats {
   elapsedMs: number;
   /** The schedule seed: relaunch with `{ seed }` to replay (serial). null where no seed orders anything. */
   seed: number | null;
+  /** GPU time of the launch's compute pass, ms (webgpu with `gpuTiming` and 'timestamp-query' only). */
+  gpuTimeMs?: number;
 }
 
 export interface MemoryInfo {
@@ -54,6 +56,12 @@ export interface GpuDevice {
   readonly sharedMemoryLimit: number;
   /** Largest block (threads) this device runs: 1024 on wasm, the adapter's limit on WebGPU. */
   readonly maxThreadsPerBlock: number;
+  /**
+   * Why this is not the backend asked for: set when `createDevice({ backend: 'auto' })` found no
+   * WebGPU adapter and returned a wasm device instead; undefined otherwise (and on backends that
+   * never fall back, which may leave it out).
+   */
+  readonly fallbackReason?: string | undefined;
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D>;
   upload<D extends DType>(dtype: D, data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>): Promise<DeviceArray<D>>;
   launch(kernel: Kernel, config: LaunchConfig, args?: KernelArgs): Promise<LaunchStats>;

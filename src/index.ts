@@ -12,5 +12,21 @@ export type { DType, TypedArrayOf, ScalarOf } from './dtypes.js';
 export * from './errors.js';
 export * as kernels from './kernels/index.js';
 export * as race from './race/index.js';
+export { createWebGpuDevice, WebGpuDevice, WebGpuDeviceArray } from './webgpu/device.js';
+export type { WebGpuDeviceOptions } from './webgpu/device.js';
+export { WebGpuUnavailableError } from './webgpu/gpu.js';
+export { crossCheck, jobs, registerJob, getJob } from './crosscheck/index.js';
+export type { Job, Comparison, CrossCheckOptions, CrossCheckReport, OutputReport } from './crosscheck/index.js';
+// Host helpers (src/ops/) and synthetic data generators, for applications and examples/.
+export { deviceMax, deviceMin, deviceSum } from './ops/reduce.js';
+export type { ReduceResult } from './ops/reduce.js';
+export { countModules, invalidModuleId, PHASE1_MAX_MODULES, PHASE2_MAX_MODULES } from './ops/countModules.js';
+export type { CountModulesOptions, CountModulesResult } from './ops/countModules.js';
+export { gridStrideShape } from './ops/launchShape.js';
+export type { Shape } from './ops/launchShape.js';
+export * as data from './data/synthetic.js';
+// Browsers: where a bundled page serves the run-time files (docs/browser.md).
+export { configureAssets, sharedMemoryProblem } from './platform.js';
+export type { AssetLocations } from './platform.js';
 export * as pet from './jobs/pet/index.js';
 export { deviceExclusiveScan } from './ops/scan.js';

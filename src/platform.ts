@@ -3,8 +3,50 @@
 
 export const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
+/** Where a page serves simt's run-time files; see `configureAssets` and docs/browser.md. */
+export interface AssetLocations {
+  /**
+   * URL of the folder that holds the package's run-time files as in the package:
+   * `build/kernels.wasm`, `build/kernels.data.bin`, `build/kernels.meta.json`,
+   * `build/threads.wasm`, `assembly/kernels/*.wgsl` and `dist/src/` (the worker script and
+   * its imports). Relative URLs resolve against the page (document.baseURI).
+   */
+  baseUrl?: string | URL;
+  /** URL of the pool's worker script (default: `dist/src/pool/worker.js` under baseUrl). */
+  workerUrl?: string | URL;
+}
+
+let assets: { base?: URL; worker?: URL } = {};
+
+function absolute(u: string | URL): URL {
+  const g = globalThis as unknown as { document?: { baseURI?: string }; location?: { href?: string } };
+  return new URL(u, g.document?.baseURI ?? g.location?.href ?? import.meta.url);
+}
+
+/**
+ * Tells simt where its run-time files are served. Only needed when simt is bundled (Vite,
+ * webpack, …): a bundle moves this module, so the default — the files beside this module, as
+ * in the published package — no longer holds. Call it before the first `createDevice`.
+ * `configureAssets({})` restores the defaults.
+ */
+export function configureAssets(locations: AssetLocations): void {
+  const base = locations.baseUrl === undefined ? undefined : absolute(locations.baseUrl);
+  if (base && !base.pathname.endsWith('/')) base.pathname += '/';
+  assets = {
+    ...(base ? { base } : {}),
+    ...(locations.workerUrl !== undefined ? { worker: absolute(locations.workerUrl) }
+      : base ? { worker: new URL('dist/src/pool/worker.js', base) } : {}),
+  };
+}
+
+/** The configured package root URL, if `configureAssets` set one. */
+export function configuredBaseUrl(): URL | undefined {
+  return assets.base;
+}
+
 /** The package root (the folder holding package.json), found from this file in src/ or dist/src/. */
 export async function packageRootUrl(): Promise<URL> {
+  if (assets.base) return assets.base;
   const here = new URL('.', import.meta.url);
   // src/platform.ts → ../ ; dist/src/platform.js → ../../
   if (isNode) {
@@ -22,7 +64,7 @@ export async function packageRootUrl(): Promise<URL> {
 /** Reads a file of the package as bytes (fs in Node, fetch in browsers). */
 export async function readPackageFile(relative: string): Promise<Uint8Array> {
   const url = new URL(relative, await packageRootUrl());
-  if (isNode) {
+  if (isNode && url.protocol === 'file:') {
     const { readFile } = await import('node:fs/promises');
     const { fileURLToPath } = await import('node:url');
     return new Uint8Array(await readFile(fileURLToPath(url)));
@@ -44,6 +86,7 @@ export interface WorkerHandle {
 
 /** The URL of the built worker script (dist/src/pool/worker.js). */
 async function workerUrl(): Promise<URL> {
+  if (assets.worker) return assets.worker;
   const sibling = new URL('./pool/worker.js', import.meta.url);
   if (isNode) {
     const { existsSync } = await import('node:fs');
@@ -81,7 +124,17 @@ export async function startWorker(name: string): Promise<WorkerHandle> {
     unref: () => undefined,
     post: (m) => w.postMessage(m),
     onMessage: (fn) => { w.addEventListener('message', (e) => fn(e.data)); },
-    onError: (fn) => { w.addEventListener('error', (e) => fn(new Error(e.message))); },
+    // A module worker whose script (or one of its imports) fails to load gets a plain Event
+    // with no message: say which script it was and the usual causes.
+    onError: (fn) => {
+      w.addEventListener('error', (e) => {
+        e.preventDefault();
+        fn(new Error((e as ErrorEvent).message ||
+          `the worker script ${url.href} failed to load or to start (missing file, wrong MIME type, ` +
+          'or served without Cross-Origin-Embedder-Policy; see docs/browser.md)'));
+      });
+      w.addEventListener('messageerror', () => fn(new Error(`worker ${name} could not deserialize a message`)));
+    },
     terminate: async () => { w.terminate(); },
   };
 }
@@ -93,4 +146,20 @@ export async function defaultWorkerCount(): Promise<number> {
   }
   const nav = (globalThis as unknown as { navigator?: { hardwareConcurrency?: number } }).navigator;
   return Math.max(1, nav?.hardwareConcurrency ?? 1);
+}
+
+/**
+ * Why this context cannot share memory with workers, or undefined when it can. Browsers give
+ * pages SharedArrayBuffer (and so a shared WebAssembly.Memory that workers see) only when they
+ * are cross-origin isolated: served with `Cross-Origin-Opener-Policy: same-origin` and
+ * `Cross-Origin-Embedder-Policy: require-corp` (docs/browser.md).
+ */
+export function sharedMemoryProblem(): string | undefined {
+  if (isNode) return undefined;
+  const g = globalThis as unknown as { crossOriginIsolated?: boolean; SharedArrayBuffer?: unknown };
+  if (g.crossOriginIsolated === false || typeof g.SharedArrayBuffer !== 'function') {
+    return 'this page is not cross-origin isolated, so it has no SharedArrayBuffer: serve it with the headers ' +
+      '`Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp` (docs/browser.md)';
+  }
+  return undefined;
 }

@@ -34,8 +34,8 @@ it('opens a WebGPU adapter and device', () => {
   expect(ctx.device).toBeDefined();
 });
 
-afterAll(() => {
-  ctx?.destroy();
+afterAll(async () => {
+  await ctx?.destroy();
 });
 
 // ------------------------------------------------------------------------------------ helpers
@@ -77,7 +77,8 @@ async function runReduction(kernel: Reduction, A: Float32Array, block: number, g
   const wgsl = await loadWgsl(kernel);
   const a = rt.createBuffer(A.byteLength);
   rt.write(a, 0, A);
-  const b = rt.createBuffer(4 * grid);
+  const wide = WGSL_KERNELS[kernel].params[1].dtype === 'f64'; // vecSum's B: f64 words
+  const b = rt.createBuffer((wide ? 8 : 4) * grid);
   const res = await rt.dispatch({
     wgsl,
     entryPoint: WGSL_KERNELS[kernel].entryPoint,
@@ -86,7 +87,13 @@ async function runReduction(kernel: Reduction, A: Float32Array, block: number, g
     buffers: [a, b],
     scalars: packScalars(WGSL_KERNELS[kernel].params, [A.length]),
   });
-  const out = await readF32(b, grid);
+  let out: Float32Array | Float64Array;
+  if (wide) {
+    const bytes = await rt.read(b, 0, 8 * grid);
+    out = new Float64Array(bytes.buffer, bytes.byteOffset, grid);
+  } else {
+    out = await readF32(b, grid);
+  }
   a.destroy();
   b.destroy();
   return { out, dispatches: res.dispatches };
@@ -386,6 +393,46 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wg: vec
     expect(f[4]).toBe(-100);
     expect(w[5]).toBe(threads);
     buf.destroy();
+  });
+
+  it('wide.wgsl: f64BitsOfF32 converts every kind of f32 exactly (zeros, denormals, inf, NaN)', async () => {
+    const xs = new Uint32Array([
+      0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007fffff, 0x00400000, 0x00000300, 0x00800000,
+      0x3f800000, 0xbf800000, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00001,
+      0x34000000, 0x4b800001, 0xc2f6e979,
+    ]);
+    const wgsl = `
+      @group(0) @binding(0) var<storage, read_write> inp: array<u32>;
+      @group(0) @binding(1) var<storage, read_write> out: array<vec2u>;
+      struct Launch { gridDim: vec3u, blockOffset: u32, n: u32 }
+      @group(0) @binding(2) var<uniform> launch: Launch;
+      @compute @workgroup_size(32)
+      fn conv(@builtin(global_invocation_id) g: vec3u) {
+        if (g.x < launch.n) { out[g.x] = f64BitsOfF32(bitcast<f32>(inp[g.x])); }
+        out[g.x + launch.n] = i64OfI32(-i32(g.x) - 1);
+      }`;
+    const inp = rt.createBuffer(xs.byteLength);
+    rt.write(inp, 0, xs);
+    const out = rt.createBuffer(8 * (xs.length + 32));
+    await rt.dispatch({ wgsl, entryPoint: 'conv', workgroupSize: [32, 1, 1], grid: { x: 1 }, buffers: [inp, out], scalars: new Uint32Array([xs.length]) });
+    const bytes = await rt.read(out, 0, 8 * (xs.length + 32));
+    const f64 = new Float64Array(bytes.buffer, bytes.byteOffset, xs.length);
+    const u64 = new BigUint64Array(bytes.buffer, bytes.byteOffset, xs.length);
+    const f32 = new Float32Array(xs.buffer);
+    for (let k = 0; k < xs.length; k++) {
+      if (Number.isNaN(f32[k]!)) {
+        // NaN payloads: the f32 mantissa moves to the top of the f64 mantissa, sign kept.
+        const x = BigInt(xs[k]!);
+        const want = ((x >> 31n) << 63n) | (0x7ffn << 52n) | ((x & 0x7fffffn) << 29n);
+        expect(u64[k]).toBe(want);
+      } else {
+        expect(Object.is(f64[k], f32[k]!), `0x${xs[k]!.toString(16)}: got ${f64[k]}, want ${f32[k]}`).toBe(true);
+      }
+    }
+    const i64 = new BigInt64Array(bytes.buffer, bytes.byteOffset + 8 * xs.length, 32);
+    for (let k = 0; k < 32; k++) expect(i64[k]).toBe(BigInt(-k - 1));
+    inp.destroy();
+    out.destroy();
   });
 
   it('compile errors are reported with kernel line numbers', async () => {

@@ -38,7 +38,7 @@ struct Launch {
   nMaxModules: u32,
 }
 
-@group(0) @binding(0) var<storage, read_write> id: array<u32>;
+@group(0) @binding(0) var<storage, read> id: array<u32>;
 @group(0) @binding(1) var<storage, read_write> moduleStart: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> clusterId: array<i32>;
 @group(0) @binding(3) var<uniform> launch: Launch;
@@ -63,7 +63,8 @@ fn countModules(@builtin(local_invocation_id) threadIdx: vec3u, @builtin(workgro
         j = j - 1;
       }
       if (j < 0 || idAt(u32(j)) != idi) {
-        let loc = cudaAtomicInc(&moduleStart[0], launch.nMaxModules);
+        // moduleStart[0] starts at 0 (the host zeroes it, as CMSSW does): the ticket form is exact.
+        let loc = cudaAtomicIncFromBelow(&moduleStart[0], launch.nMaxModules);
         atomicStore(&moduleStart[loc + 1u], i);
       }
     }

@@ -24,7 +24,7 @@ struct Launch {
   N: i32,
 }
 
-@group(0) @binding(0) var<storage, read_write> A: array<f32>;
+@group(0) @binding(0) var<storage, read> A: array<f32>;
 @group(0) @binding(1) var<storage, read_write> B: array<f32>;
 @group(0) @binding(2) var<uniform> launch: Launch;
 

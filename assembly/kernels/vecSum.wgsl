@@ -1,7 +1,7 @@
 // vecSum.wgsl — WGSL twin of VecSum: the seed's VecMax shape (grid-stride loop, then a tree in
 // workgroup memory) with + instead of max; one partial sum per block in B[blockIdx.x].
 //
-// CUDA signature: __global__ void vecSum(const float* A, float* B, int N)
+// CUDA signature: __global__ void vecSum(const float* A, double* B, int N)
 // Binding convention (see src/webgpu/runtime.ts): arrays in declaration order at
 // @group(0) @binding(0..), then the Launch uniform (gridDim, blockOffset, then scalars).
 //
@@ -10,6 +10,11 @@
 //   (s, c) and contributes s - c to the block tree.
 // - The block tree adds pairs in f32: cache[t] += cache[t + ib] for ib = BLOCK_X/2 .. 1.
 // - Empty blocks / threads contribute +0.
+// - B is the kernel's f64 column (declared 'f64[]', as the wasm kernel's): WGSL has no f64, so it
+//   is bound as array<vec2u>, the (lo, hi) words of each element's IEEE binary64 bits, and the
+//   block's f32 partial is written there converted exactly (f64BitsOfF32, wide.wgsl prelude).
+//   The host reads an ordinary Float64Array. Only the precision differs from the wasm kernel,
+//   which sums in f64: see the bound below.
 //
 // Error bound. Let u = 2^-24 (f32 unit roundoff), L = log2(BLOCK_X), m = the most elements any
 // thread of the block summed (ceil(N / (gridDim.x * BLOCK_X))), and S_b = sum of |A[i]| over the
@@ -31,8 +36,8 @@ struct Launch {
   N: i32,
 }
 
-@group(0) @binding(0) var<storage, read_write> A: array<f32>;
-@group(0) @binding(1) var<storage, read_write> B: array<f32>;
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read_write> B: array<vec2u>;
 @group(0) @binding(2) var<uniform> launch: Launch;
 
 var<workgroup> cache: array<f32, BLOCK_X>;
@@ -69,6 +74,6 @@ fn vecSum(@builtin(local_invocation_id) threadIdx: vec3u, @builtin(workgroup_id)
   }
 
   if (cacheIndex == 0u) {
-    B[blockIdx] = cache[0];
+    B[blockIdx] = f64BitsOfF32(cache[0]);
   }
 }

@@ -101,8 +101,8 @@ static inline int simt_module_ids(uint16_t *ids, uint32_t n, uint32_t n_modules,
   if (!(invalid_fraction >= 0.0 && invalid_fraction <= 0.5)) return -1;
   simt_rng r;
   simt_rng_seed(&r, seed);
-  uint16_t *module_id = malloc(n_modules * sizeof *module_id);
-  uint64_t *cum = malloc(n_modules * sizeof *cum);
+  uint16_t *module_id = (uint16_t *)malloc(n_modules * sizeof *module_id);
+  uint64_t *cum = (uint64_t *)malloc(n_modules * sizeof *cum);
   if (!module_id || !cum) return -1;
   uint32_t id = 0;
   uint64_t total = 0;
@@ -141,7 +141,7 @@ static inline int simt_sts_digis(uint32_t *out, uint32_t n, uint32_t n_channels,
   if (n_channels < 1 || n_channels > (1u << 20)) return -1;
   simt_rng r;
   simt_rng_seed(&r, seed);
-  uint32_t *last = calloc(n_channels, sizeof *last);
+  uint32_t *last = (uint32_t *)calloc(n_channels, sizeof *last);
   if (!last) return -1;
   uint32_t i = 0;
   while (i < n) {
@@ -219,7 +219,7 @@ static int simt_cmp_double(const void *a, const void *b) {
 }
 
 static inline double simt_median(const double *v, int n) {
-  double *c = malloc(n * sizeof *c);
+  double *c = (double *)malloc(n * sizeof *c);
   memcpy(c, v, n * sizeof *c);
   qsort(c, n, sizeof *c, simt_cmp_double);
   double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);

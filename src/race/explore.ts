@@ -23,6 +23,11 @@ export interface ExploreOptions {
   /** Reference outputs (default: the in-order schedule's). */
   reference?: Outputs;
   session?: RaceSession;
+  /**
+   * Called after each schedule with (runs so far, schedules planned) and awaited: a page can
+   * show progress and yield to its event loop here (thread kernels run on the calling thread).
+   */
+  onProgress?: (done: number, total: number) => void | Promise<void>;
 }
 
 export interface ExploreRun { outputs: Outputs; schedule: string; differsFromReference: boolean; index: number }
@@ -88,6 +93,7 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
         const ch: ExhaustiveChooser = new ExhaustiveChooser(prefix);
         const r = await session.runJob(job, inputs, ch, false);
         if (record(r, fine('exhaustive', null, null, null, r.decisions))) break;
+        await o.onProgress?.(runs, n);
         prefix = ch.nextPrefix();
         if (!prefix) exhausted = true;
       }
@@ -100,6 +106,7 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
           ? fine('pct', 'mulberry32', seed, depth, r.decisions)
           : fine('random', 'mulberry32', seed, null, r.decisions);
         if (record(r, sched)) break;
+        await o.onProgress?.(runs, n);
       }
     }
     return {
@@ -129,6 +136,8 @@ export interface RacecheckOptions {
   schedules?: number;
   seed?: number;
   session?: RaceSession;
+  /** Called after each schedule with (schedules done, schedules planned) and awaited (see ExploreOptions). */
+  onProgress?: (done: number, total: number) => void | Promise<void>;
 }
 
 export interface RacecheckResult {
@@ -162,6 +171,7 @@ export async function racecheck<I>(job: RaceJob<I>, inputs: I = job.inputs(), o:
         const key = `${rep.kind}:${rep.kernel}:${rep.buffer ?? ''}:${rep.offset ?? ''}:${rep.barrier ?? ''}`;
         if (!merged.has(key)) merged.set(key, rep);
       }
+      await o.onProgress?.(k + 1, n);
       if (!first) first = { outputs: r.outputs, schedule: sched };
       else if (!outputReport) {
         const d = firstDifference(first.outputs, r.outputs);

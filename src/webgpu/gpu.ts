@@ -27,6 +27,8 @@
  * Node from exiting: call `destroy()` when done.
  */
 
+import { BackendUnavailableError } from '../errors.js';
+
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const CHROMIUM_VULKAN_LOADER = '/usr/lib/chromium/libvulkan.so.1';
 
@@ -65,13 +67,17 @@ export type WebGpuUnavailableReason =
   | 'no-adapter'
   | 'device-request-failed';
 
-/** Thrown by openWebGpu when no WebGPU device can be had; the message says what was tried. */
-export class WebGpuUnavailableError extends Error {
-  override readonly name = 'WebGpuUnavailableError';
+/**
+ * Thrown by openWebGpu (and so by `createDevice({ backend: 'webgpu' })`) when no WebGPU device
+ * can be had; the message says what was tried. A BackendUnavailableError, so callers can catch
+ * every "backend cannot run here" alike.
+ */
+export class WebGpuUnavailableError extends BackendUnavailableError {
   readonly reason: WebGpuUnavailableReason;
   readonly icdFile: string | undefined;
   constructor(reason: WebGpuUnavailableReason, message: string, icdFile?: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
+    super(message);
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
     this.reason = reason;
     this.icdFile = icdFile;
   }
@@ -89,7 +95,12 @@ export interface WebGpuContext {
   readonly hasSubgroups: boolean;
   /** Resolves when the device is lost (including by destroy()). */
   readonly lost: Promise<GPUDeviceLostInfo>;
-  destroy(): void;
+  /**
+   * Destroys the device, waits until dawn.node has delivered the device-lost event and run its
+   * last scheduled event-processing callback, then drops the `create()` object. Await it: dropping
+   * that object earlier frees Dawn's instance under a still-scheduled callback (see below).
+   */
+  destroy(): Promise<void>;
 }
 
 const isNode = (): boolean =>
@@ -243,7 +254,7 @@ export async function openWebGpu(options: OpenWebGpuOptions = {}): Promise<WebGp
 
   const features = new Set<string>(device.features);
   let gpuRef: GPU | undefined = gpu;
-  let destroyed = false;
+  let destroying: Promise<void> | undefined;
   return {
     get gpu(): GPU {
       if (!gpuRef) throw new Error('WebGPU context destroyed');
@@ -257,12 +268,22 @@ export async function openWebGpu(options: OpenWebGpuOptions = {}): Promise<WebGp
     hasTimestampQuery: features.has('timestamp-query'),
     hasSubgroups: features.has('subgroups'),
     lost: device.lost,
-    destroy(): void {
-      if (destroyed) return;
-      destroyed = true;
-      device.destroy();
-      // Drop the dawn.node instance only after the device is gone, so Node can exit.
-      gpuRef = undefined;
+    destroy(): Promise<void> {
+      destroying ??= (async () => {
+        device.destroy();
+        // dawn.node polls its instance (ProcessEvents) from callbacks it schedules on the event
+        // loop while async work (mapAsync, onSubmittedWorkDone, the lost promise) is pending.
+        // device.destroy() resolves `lost` from inside such a callback, and one more is already
+        // scheduled. If the create() object (the instance's only owner) is dropped before that
+        // callback has run, a GC or Node's exit-time cleanup frees the instance and the callback
+        // then dereferences it: SIGSEGV or a glibc mutex assertion at process exit (reliably so
+        // once any worker thread has existed, e.g. the wasm pool). So: wait for `lost`, then
+        // one macrotask turn, and only then drop the reference (which lets Node exit).
+        await device.lost;
+        await new Promise<void>((resolve) => setTimeout(resolve, 0));
+        gpuRef = undefined;
+      })();
+      return destroying;
     },
   };
 }

@@ -7,8 +7,13 @@
  * map to bindings 0..k-1 and scalars to the Launch uniform's words after its 16-byte header (see
  * src/webgpu/runtime.ts).
  */
+import { configuredBaseUrl } from '../platform.js';
 
-export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32';
+/**
+ * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
+ * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes.
+ */
+export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
 
 export interface WgslParam {
   name: string;
@@ -27,17 +32,18 @@ export interface WgslKernelInfo {
 const arr = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'array', dtype });
 const scal = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'scalar', dtype });
 
-const reduction = (name: string): WgslKernelInfo => ({
+const reduction = (name: string, partial: WgslDtype = 'f32'): WgslKernelInfo => ({
   name,
   entryPoint: name,
-  params: [arr('A', 'f32'), arr('B', 'f32'), scal('N', 'i32')],
+  params: [arr('A', 'f32'), arr('B', partial), scal('N', 'i32')],
   powerOfTwoBlock: true,
 });
 
 export const WGSL_KERNELS = {
   vecMax: reduction('vecMax'),
   vecMin: reduction('vecMin'),
-  vecSum: reduction('vecSum'),
+  // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
+  vecSum: reduction('vecSum', 'f64'),
   countModules: {
     name: 'countModules',
     entryPoint: 'countModules',
@@ -122,11 +128,15 @@ async function loadNode(name: string): Promise<string> {
 
 async function loadBrowser(name: string): Promise<string> {
   const tried: string[] = [];
-  for (const prefix of ['../../', '../../../']) {
-    const url = new URL(`${prefix}assembly/kernels/${name}.wgsl`, import.meta.url);
+  // configureAssets({ baseUrl }) (a bundled page) names the package root; else look beside this module.
+  const base = configuredBaseUrl();
+  const roots = base ? [base] : ['../../', '../../../'].map((p) => new URL(p, import.meta.url));
+  for (const root of roots) {
+    const url = new URL(`assembly/kernels/${name}.wgsl`, root);
     tried.push(url.href);
     const res = await fetch(url);
-    if (res.ok) return res.text();
+    // A dev server's SPA fallback answers unknown paths with index.html: not WGSL.
+    if (res.ok && !(res.headers.get('content-type') ?? '').includes('text/html')) return res.text();
   }
   throw new Error(`WGSL source '${name}' not found; tried:\n  ${tried.join('\n  ')}`);
 }

@@ -28,7 +28,7 @@
  * ## Prelude
  *
  * `assembly/kernels/wgsl/cuda_atomics.wgsl` (CUDA atomicInc/atomicDec, f32 atomicMax/Min/Add by
- * CAS) is prepended as plain text to every kernel source before compiling, so kernels call the
+ * CAS) and `wgsl/wide.wgsl` (64-bit storage words: f64BitsOfF32, ...) are prepended as plain text to every kernel source before compiling, so kernels call the
  * helpers without declaring them. Compiler messages are mapped back to the kernel's own lines.
  *
  * ## Launches
@@ -82,6 +82,12 @@ interface PipelineEntry {
 
 const UNIFORM_HEADER_BYTES = 16;
 
+/** The preludes every kernel gets: CUDA atomics, then the 64-bit storage helpers. */
+export async function defaultPrelude(): Promise<string> {
+  const parts = await Promise.all([loadWgsl('wgsl/cuda_atomics'), loadWgsl('wgsl/wide')]);
+  return parts.map((p) => (p.endsWith('\n') ? p : p + '\n')).join('');
+}
+
 function roundUp(n: number, m: number): number {
   return Math.ceil(n / m) * m;
 }
@@ -93,7 +99,7 @@ export class WebGpuRuntime {
   private readonly preludeLines: number;
   private readonly modules = new Map<string, Promise<GPUShaderModule>>();
   private readonly pipelines = new Map<string, Promise<PipelineEntry>>();
-  private readonly layouts = new Map<number, GPUBindGroupLayout>();
+  private readonly layouts = new Map<string, GPUBindGroupLayout>();
   private readonly declaredOverrides = new Map<string, Set<string>>();
 
   private constructor(ctx: WebGpuContext, prelude: string) {
@@ -104,7 +110,7 @@ export class WebGpuRuntime {
   }
 
   static async create(ctx: WebGpuContext, options: WebGpuRuntimeOptions = {}): Promise<WebGpuRuntime> {
-    const prelude = options.prelude ?? (await loadWgsl('wgsl/cuda_atomics'));
+    const prelude = options.prelude ?? (await defaultPrelude());
     return new WebGpuRuntime(ctx, prelude);
   }
 
@@ -191,18 +197,31 @@ export class WebGpuRuntime {
 
   // -------------------------------------------------------------------------------- pipelines
 
-  private layoutFor(nArrays: number): GPUBindGroupLayout {
-    let layout = this.layouts.get(nArrays);
+  /**
+   * The bind-group layout of a kernel: its array bindings are 'storage' (read_write), except
+   * those the WGSL declares `var<storage, read>`, which are 'read-only-storage' — on real GPUs
+   * that lets the compiler use the read-only data path (CUDA's `const __restrict__` loads).
+   */
+  private layoutFor(nArrays: number, readOnly: ReadonlySet<number>): GPUBindGroupLayout {
+    const key = `${nArrays}:${[...readOnly].sort((a, b) => a - b).join(',')}`;
+    let layout = this.layouts.get(key);
     if (!layout) {
       const entries: GPUBindGroupLayoutEntry[] = [];
       for (let i = 0; i < nArrays; i++) {
-        entries.push({ binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } });
+        entries.push({ binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: readOnly.has(i) ? 'read-only-storage' : 'storage' } });
       }
       entries.push({ binding: nArrays, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } });
-      layout = this.device.createBindGroupLayout({ entries, label: `simt-layout-${nArrays}` });
-      this.layouts.set(nArrays, layout);
+      layout = this.device.createBindGroupLayout({ entries, label: `simt-layout-${key}` });
+      this.layouts.set(key, layout);
     }
     return layout;
+  }
+
+  /** Bindings the WGSL declares read-only (`@binding(i) var<storage, read>`). */
+  private readOnlyBindingsOf(wgsl: string): Set<number> {
+    const out = new Set<number>();
+    for (const m of wgsl.matchAll(/@binding\((\d+)\)\s*var\s*<\s*storage\s*,\s*read\s*>/g)) out.add(Number(m[1]));
+    return out;
   }
 
   private module(wgsl: string): Promise<GPUShaderModule> {
@@ -290,7 +309,7 @@ export class WebGpuRuntime {
     if (declared.has('BLOCK_X')) constants.BLOCK_X = bx;
     if (declared.has('BLOCK_Y')) constants.BLOCK_Y = by;
     if (declared.has('BLOCK_Z')) constants.BLOCK_Z = bz;
-    const layout = this.layoutFor(nArrays);
+    const layout = this.layoutFor(nArrays, this.readOnlyBindingsOf(wgsl));
     try {
       const pipeline = await this.device.createComputePipelineAsync({
         label: `${entryPoint}<${bx},${by},${bz}>`,

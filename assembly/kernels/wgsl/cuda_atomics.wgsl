@@ -29,6 +29,23 @@ fn cudaAtomicInc(p: ptr<storage, atomic<u32>, read_write>, val: u32) -> u32 {
   }
 }
 
+// CUDA atomicInc for a counter that starts at or below `val` (CMS memsets moduleStart[0] to 0):
+// one atomicAdd ticket instead of a compare-exchange loop. Measured on an H100 through Dawn,
+// the CAS loop made countModules 10x slower than CUDA (1800 contended increments cost
+// O(contenders^2) round trips); the ticket is one atomic per call, like CUDA's native atomicInc.
+// Exactness: the k-th increment in the atomic order returns (v0 + k) mod (val + 1), as CUDA's
+// does, because tickets only differ from CUDA's values by multiples of (val + 1); the thread
+// whose ticket completes a cycle subtracts (val + 1), so the value left behind is CUDA's
+// (v0 + K) mod (val + 1). Only a non-atomic reader of *p in mid-kernel could tell the difference.
+fn cudaAtomicIncFromBelow(p: ptr<storage, atomic<u32>, read_write>, val: u32) -> u32 {
+  let t = atomicAdd(p, 1u);
+  let m = val + 1u;
+  if (m == 0u) { return t; }   // val = 0xffffffff: CUDA's atomicInc is a plain wrapping add
+  let r = t % m;
+  if (r == val) { atomicSub(p, m); }
+  return r;
+}
+
 fn cudaAtomicIncWg(p: ptr<workgroup, atomic<u32>>, val: u32) -> u32 {
   var old = atomicLoad(p);
   loop {

@@ -7,6 +7,7 @@ import { explore } from './explore.js';
 import { racecheck } from './racecheck.js';
 import { stsSortCommand } from './stsSort.js';
 import { pixelCommand } from './pixel.js';
+import { crosscheck } from './crosscheck.js';
 import { pet } from './pet.js';
 
-export const commands: Command[] = [info, demo, bench, explore, racecheck, stsSortCommand, pixelCommand, pet];
+export const commands: Command[] = [info, demo, bench, crosscheck, explore, racecheck, stsSortCommand, pixelCommand, pet];

@@ -1,0 +1,92 @@
+// WebGPU vs wasm, per kernel: vecMax over 16M f32 and countModules over 16M digis (1M with
+// --quick). Data stays on the device; one sample is one launch (countModules: the moduleStart
+// reset and the launch). GB/s counts the bytes the kernel must move: vecMax 4N (A), countModules
+// 2N + 4N (id read, clusterId written). On webgpu the GPU time of the compute pass (timestamp
+// queries) is recorded beside the wall time. On SwiftShader (no GPU) webgpu is expected to be far
+// slower than wasm: it is a correctness reference there; docs/webgpu.md shows how to run this on a
+// real GPU.
+import type { BenchContext, BenchRecord, BenchSuite } from './harness.js';
+import { measure, median, record } from './harness.js';
+import { createDevice } from '../src/device.js';
+import type { BackendName, GpuDevice, LaunchStats } from '../src/deviceApi.js';
+import { countModules, vecMax } from '../src/kernels/index.js';
+import { gridStrideShape } from '../src/ops/launchShape.js';
+import { moduleIdsForBench, PHASE1_NUMBER_OF_MODULES, randomF32 } from '../src/data/synthetic.js';
+
+function describeDevice(d: GpuDevice): string {
+  const info = (d as { adapterInfo?: { description?: string; vendor?: string; architecture?: string } }).adapterInfo;
+  return d.backend === 'webgpu' ? (info?.description || `${info?.vendor} ${info?.architecture}`) : `${d.workers} workers`;
+}
+
+async function timeLaunches(name: string, device: GpuDevice, launch: () => Promise<LaunchStats>, quick: boolean) {
+  const gpu: number[] = [];
+  const { median: ms, samples } = await measure(`${name} ${device.backend}`, async () => {
+    const st = await launch();
+    if (st.gpuTimeMs !== undefined) gpu.push(st.gpuTimeMs);
+  }, { iterations: quick ? 3 : 7, time: quick ? 100 : 500, warmup: 2 });
+  return { ms, samples: samples.length, gpuMs: gpu.length > 0 ? median(gpu) : undefined };
+}
+
+async function benchBackend(backend: BackendName, n: number, ctx: BenchContext): Promise<BenchRecord[]> {
+  const device = await createDevice(backend === 'webgpu'
+    ? { backend: 'webgpu', memoryBytes: 1 << 30, webgpu: { gpuTiming: true } }
+    : { backend: 'wasm', memoryBytes: 512 << 20 });
+  const out: BenchRecord[] = [];
+  try {
+    const where = describeDevice(device);
+    // vecMax: wasm with the library's default grid-stride shape; webgpu over several grids (few
+    // large workgroups suit SwiftShader, a real GPU wants thousands of blocks in flight).
+    const A = await device.upload('f32', randomF32(n, 1));
+    const software = (device as { adapterInfo?: { isFallbackAdapter?: boolean } }).adapterInfo?.isFallbackAdapter === true;
+    const grids = software ? [64, 1024, 4096] : [1024, 4096, 16384, 65536];
+    const shapes = backend === 'webgpu' ? grids.map((grid) => ({ grid, block: 256 })) : [gridStrideShape(device, n)];
+    for (const s of shapes) {
+      const B = device.alloc('f32', s.grid);
+      const vm = await timeLaunches('vecMax', device, () => device.launch(vecMax, { grid: s.grid, block: s.block, sharedBytes: 4 * s.block }, [A, B, n]), ctx.quick);
+      out.push(record('vecMax', `simt-${backend}`, n, vm.ms, {
+        bytes: 4 * n, samples: vm.samples, workers: device.workers, device: where, grid: s.grid, block: s.block,
+        ...(vm.gpuMs !== undefined ? { gpuMs: vm.gpuMs, gpuGbps: (4 * n) / vm.gpuMs / 1e6 } : {}),
+      }));
+      B.free();
+    }
+    A.free();
+    // countModules: wasm with its grid-stride shape; webgpu with the CUDA launch, one thread per digi.
+    const ids = moduleIdsForBench(n, 1800, 0.05, 2);
+    const id = await device.upload('u16', ids);
+    const ms = device.alloc('u32', PHASE1_NUMBER_OF_MODULES + 2);
+    const cl = device.alloc('i32', n);
+    const c = backend === 'webgpu' ? { grid: Math.ceil(n / 256), block: 256 } : gridStrideShape(device, n);
+    const cm = await timeLaunches('countModules', device, async () => {
+      await ms.fill(0);
+      return device.launch(countModules, { grid: c.grid, block: c.block }, [id, ms, cl, n, PHASE1_NUMBER_OF_MODULES]);
+    }, ctx.quick);
+    const count = (await ms.read(0, 1))[0];
+    out.push(record('countModules', `simt-${backend}`, n, cm.ms, {
+      bytes: 6 * n, samples: cm.samples, workers: device.workers, device: where, grid: c.grid, block: c.block, modules: count,
+      ...(cm.gpuMs !== undefined ? { gpuMs: cm.gpuMs, gpuGbps: (6 * n) / cm.gpuMs / 1e6 } : {}),
+    }));
+    for (const a of [id, ms, cl]) a.free();
+  } finally {
+    await device.destroy();
+  }
+  return out;
+}
+
+export const suite: BenchSuite = {
+  name: 'webgpu',
+  description: 'WebGPU vs wasm per kernel: vecMax 16M f32, countModules 16M digis (wall and GPU time)',
+  async run(ctx) {
+    const n = ctx.quick ? 1 << 20 : 16 << 20;
+    const records: BenchRecord[] = [];
+    for (const backend of ['wasm', 'webgpu'] as const) {
+      ctx.log(`webgpu suite: ${backend}, n = ${n}`);
+      const rs = await benchBackend(backend, n, ctx);
+      for (const r of rs) {
+        ctx.log(`  ${r.name.padEnd(13)} ${r.impl.padEnd(12)} grid ${String(r.grid).padStart(6)} ${r.ms.toFixed(2).padStart(9)} ms  ${r.gbps!.toFixed(2).padStart(7)} GB/s` +
+          (typeof r.gpuMs === 'number' ? `   GPU ${r.gpuMs.toFixed(3)} ms ${(r.gpuGbps as number).toFixed(1)} GB/s` : '') + `  (${String(r.device)})`);
+      }
+      records.push(...rs);
+    }
+    return records;
+  },
+};

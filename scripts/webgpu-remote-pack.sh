@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Packs what a Linux x86-64 machine with a GPU and its Vulkan driver, but no Node.js, needs to run
+# simt's WebGPU cross-check and benchmark (see docs/webgpu.md, "On a machine with a real GPU"):
+#
+#   DIR/node.xz                 this machine's `node` binary, xz-compressed (~24 MB)
+#   DIR/webgpu/                 the `webgpu` package's index.js, package.json, dawn.node.xz (~5 MB)
+#   DIR/tinybench/              the benchmark harness's one dependency
+#   DIR/debs/*.deb              the Vulkan loader and GL dispatch libraries (libvulkan1, libglvnd0,
+#                               libglx0, libegl1, …) that NVIDIA's Vulkan ICD needs, for bare machines
+#   DIR/cuda/                   the native CUDA baseline (bench/native/cuda/seeds.cu), built there with nvcc
+#   DIR/simt/                   dist/, build/, bin/, the WGSL sources, package.json
+#
+# Usage: npm run build && scripts/webgpu-remote-pack.sh [DIR]   (default .dev/remote, git-ignored)
+# Then copy DIR (or the repo with DIR in it) to the GPU machine and run
+# scripts/webgpu-remote-run.sh DIR there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=${1:-.dev/remote}
+mkdir -p "$DIR/webgpu" "$DIR/debs" "$DIR/simt/assembly"
+NODE_BIN=$(command -v node)
+[ -f "$DIR/node.xz" ] || xz -T0 -6 -c "$NODE_BIN" > "$DIR/node.xz"
+WG=node_modules/webgpu
+cp "$WG/index.js" "$WG/package.json" "$DIR/webgpu/"
+[ -f "$DIR/webgpu/dawn.node.xz" ] || xz -T0 -6 -c "$WG/dist/linux-x64/dawn.node" > "$DIR/webgpu/dawn.node.xz"
+rm -rf "$DIR/tinybench" && cp -r node_modules/tinybench "$DIR/tinybench"
+if ! ls "$DIR"/debs/libglx0_*.deb >/dev/null 2>&1; then
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/simt-apt-amd64'
+  mkdir -p /tmp/simt-apt-amd64/partial
+  # shellcheck disable=SC2086
+  apt-get $o update -qq && (cd "$DIR/debs" && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+fi
+rm -rf "$DIR/cuda" && mkdir -p "$DIR/cuda/cuda" && cp bench/native/simt_data.h "$DIR/cuda/" && cp bench/native/cuda/seeds.cu "$DIR/cuda/cuda/"
+rm -rf "$DIR/simt/dist" "$DIR/simt/build" "$DIR/simt/bin" "$DIR/simt/assembly/kernels"
+cp -r dist build bin package.json "$DIR/simt/"
+mkdir -p "$DIR/simt/scripts" && cp scripts/bench-suite.mjs "$DIR/simt/scripts/"
+mkdir -p "$DIR/simt/assembly/kernels/wgsl"
+cp assembly/kernels/*.wgsl "$DIR/simt/assembly/kernels/"
+cp assembly/kernels/wgsl/*.wgsl "$DIR/simt/assembly/kernels/wgsl/"
+cp scripts/webgpu-remote-run.sh "$DIR/"
+du -sh "$DIR"

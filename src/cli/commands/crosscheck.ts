@@ -1,0 +1,66 @@
+// `simt crosscheck <job> [--size N] [--seed S] [--backends wasm,webgpu] [--json]`: runs one job
+// on several backends and compares every output (src/crosscheck/). Exit 0 when all agree, 1 when
+// an output differs, 2 for a usage error.
+import type { Command } from '../command.js';
+import { intOption, stringOption, UsageError } from '../args.js';
+import type { BackendName } from '../../deviceApi.js';
+import { crossCheck, jobs, reportToJson } from '../../crosscheck/index.js';
+import type { CrossCheckReport, OutputReport } from '../../crosscheck/index.js';
+
+const BACKENDS: readonly BackendName[] = ['wasm', 'serial', 'webgpu'];
+
+function fmt(v: unknown): string {
+  if (v === undefined) return '—';
+  if (typeof v === 'number' && Object.is(v, -0)) return '-0';
+  return String(v);
+}
+
+function printOutput(o: OutputReport, ref: string, out: (l: string) => void): void {
+  const head = `  ${o.output.padEnd(14)} ${o.backend.padEnd(7)} [${o.rule}]`;
+  if (o.equal) {
+    out(`${head}: equal (${o.lengths[0]} element${o.lengths[0] === 1 ? '' : 's'}` +
+      `${o.worst !== undefined ? `, worst ${o.rule.startsWith('within bound') ? `${o.worst.toPrecision(3)} of the bound` : `${o.worst} ULP`}` : ''})`);
+    return;
+  }
+  out(`${head}: ${o.differences} difference${o.differences === 1 ? '' : 's'} of ${Math.max(...o.lengths)}${o.note ? ` (${o.note})` : ''}`);
+  if (o.first.length > 0) {
+    out(`      ${'index'.padStart(10)}  ${ref.padStart(24)}  ${o.backend.padStart(24)}`);
+    for (const d of o.first) out(`      ${String(d.index).padStart(10)}  ${fmt(d.values[0]).padStart(24)}  ${fmt(d.values[1]).padStart(24)}`);
+  }
+}
+
+export function printReport(r: CrossCheckReport, size: number, seed: number, out: (l: string) => void): void {
+  out(`crosscheck ${r.job}: size ${size}, seed ${seed}, reference ${r.reference}`);
+  for (const run of r.runs) out(`  ${run.backend.padEnd(7)} ${run.elapsedMs.toFixed(1).padStart(9)} ms  ${run.device}`);
+  for (const o of r.outputs) printOutput(o, r.reference, out);
+  out(r.equal ? 'all outputs agree' : 'OUTPUTS DIFFER');
+}
+
+export const crosscheck: Command = {
+  name: 'crosscheck',
+  summary: 'run a job on wasm and webgpu (or other backends) and compare every output',
+  usage: `simt crosscheck <job> [--size N] [--seed S] [--backends wasm,webgpu] [--examples K] [--json]   (jobs: ${[...jobs.keys()].join(', ')})`,
+  async run(args, io) {
+    const name = args.positionals[0];
+    if (!name) {
+      io.err('simt crosscheck: which job? known jobs:');
+      for (const j of jobs.values()) io.err(`  ${j.name.padEnd(14)} ${j.description}`);
+      return 2;
+    }
+    const job = jobs.get(name);
+    if (!job) throw new UsageError(`no job '${name}' (known: ${[...jobs.keys()].join(', ')})`);
+    const size = intOption(args.options, 'size', job.defaultSize);
+    const seed = intOption(args.options, 'seed', 1);
+    const examples = intOption(args.options, 'examples', 5);
+    if (!Number.isSafeInteger(size) || size < 0) throw new UsageError(`--size must be a non-negative integer, got ${size}`);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${seed}`);
+    const list = (stringOption(args.options, 'backends') ?? 'wasm,webgpu').split(',').map((s) => s.trim()).filter(Boolean);
+    for (const b of list) if (!BACKENDS.includes(b as BackendName)) throw new UsageError(`unknown backend '${b}' (use ${BACKENDS.join(', ')})`);
+    if (list.length < 2) throw new UsageError('--backends needs at least two backends');
+    const inputs = job.generate(size, seed);
+    const report = await crossCheck(job, inputs, { backends: list as BackendName[], examples });
+    if (args.options.json) io.out(JSON.stringify({ size, seed, ...(reportToJson(report) as object) }));
+    else printReport(report, size, seed, io.out);
+    return report.equal ? 0 : 1;
+  },
+};

@@ -1,0 +1,528 @@
+/// <reference types="@webgpu/types" />
+/**
+ * The WebGPU device: the same GpuDevice API as the wasm backends (src/device.ts), over a WebGPU
+ * device (Dawn in Node, navigator.gpu in a browser). Device arrays are GPU storage buffers holding
+ * the host's own bytes; launches are compute dispatches of the kernel's WGSL twin
+ * (assembly/kernels/NAME.wgsl) through WebGpuRuntime. docs/webgpu.md lists every difference
+ * from the wasm backends.
+ */
+import { type DType, DTYPES, type ScalarOf, type TypedArrayOf, dtypeOfArray, viewOf } from '../dtypes.js';
+import { type Dim3, toDim3 } from '../dims.js';
+import {
+  BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelTimeoutError, LaunchAbortedError,
+  LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError, SharedMemoryLimitError, UseAfterFreeError,
+} from '../errors.js';
+import type { Kernel, Param } from '../kernel.js';
+import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from '../deviceApi.js';
+import type { DeviceArray } from '../memory/deviceArray.js';
+import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpuContext } from './gpu.js';
+import { loadWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
+import { WebGpuRuntime } from './runtime.js';
+
+export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
+  /**
+   * Device memory budget in bytes (default 1 GiB, as the wasm device). WebGPU does not say how
+   * much memory a GPU has: allocations beyond this budget, or one array beyond the adapter's
+   * maxStorageBufferBindingSize, fail with OutOfDeviceMemoryError.
+   */
+  memoryBytes?: number;
+  /** Default time limit of a launch in ms (default 10 minutes). */
+  launchTimeoutMs?: number;
+  /** Bracket every launch with timestamp queries and report `gpuTimeMs` (needs 'timestamp-query'). */
+  gpuTiming?: boolean;
+  /** An already opened context to use (the device then owns and destroys it). */
+  context?: WebGpuContext;
+}
+
+const DEFAULT_MEMORY_BYTES = 1 << 30;
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+let nextWebGpuDeviceId = 1_000_001; // distinct from the wasm devices' ids
+
+/** Opens a WebGPU adapter and device; throws WebGpuUnavailableError (a BackendUnavailableError) saying why when none can be had. */
+export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Promise<WebGpuDevice> {
+  const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
+  if (!Number.isSafeInteger(memoryBytes) || memoryBytes <= 0) {
+    throw new MemorySizeError(`memoryBytes must be a positive integer, got ${String(memoryBytes)}`);
+  }
+  const timeout = options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeout > 0)) throw new LaunchConfigError(`launchTimeoutMs must be positive, got ${String(timeout)}`);
+  const ctx = options.context ?? await openWebGpu(options);
+  try {
+    const runtime = await WebGpuRuntime.create(ctx);
+    return new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true);
+  } catch (e) {
+    await ctx.destroy();
+    throw e;
+  }
+}
+
+interface PreparedLaunch {
+  kernel: Kernel; info: WgslKernelInfo; wgsl: string; grid: Dim3; block: Dim3; blocks: number; sharedBytes: number;
+  timeoutMs: number; buffers: GPUBuffer[]; scalars: Uint32Array; signal: AbortSignal | undefined;
+}
+
+export class WebGpuDevice implements GpuDevice {
+  readonly id = nextWebGpuDeviceId++;
+  readonly backend = 'webgpu' as const;
+  readonly workers = 0;
+  /** The adapter's maxComputeWorkgroupStorageSize (32 KiB on SwiftShader, 48 KiB on NVIDIA). */
+  readonly sharedMemoryLimit: number;
+  /** min(1024, the adapter's maxComputeInvocationsPerWorkgroup): 256 on SwiftShader. */
+  readonly maxThreadsPerBlock: number;
+  /** Set only on wasm devices that `backend: 'auto'` fell back to. */
+  readonly fallbackReason: string | undefined = undefined;
+  readonly memoryBytes: number;
+  readonly adapterInfo: WebGpuAdapterInfo;
+  /** The WebGPU context: holds dawn.node's create() object alive until destroy(). */
+  readonly context: WebGpuContext;
+  readonly runtime: WebGpuRuntime;
+  private usedBytes = 0;
+  private readonly live = new Set<WebGpuDeviceArray<DType>>();
+  private destroyed = false;
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly launchTimeoutMs: number;
+  private readonly gpuTiming: boolean;
+  private lostReason: string | undefined;
+
+  constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean) {
+    this.context = ctx;
+    this.runtime = runtime;
+    this.memoryBytes = memoryBytes;
+    this.launchTimeoutMs = launchTimeoutMs;
+    this.gpuTiming = gpuTiming;
+    this.adapterInfo = ctx.adapterInfo;
+    const lim = ctx.limits;
+    this.sharedMemoryLimit = lim.maxComputeWorkgroupStorageSize;
+    this.maxThreadsPerBlock = Math.min(1024, lim.maxComputeInvocationsPerWorkgroup);
+    void ctx.lost.then((info) => {
+      if (!this.destroyed) this.lostReason = `the WebGPU device was lost (${info.reason}): ${info.message}`;
+    });
+  }
+
+  get limits(): GPUSupportedLimits { return this.context.limits; }
+  get isDestroyed(): boolean { return this.destroyed; }
+
+  /** Largest one array: the adapter's storage binding limit (and maxBufferSize). */
+  get maxArrayBytes(): number {
+    const l = this.context.limits;
+    return Math.min(l.maxStorageBufferBindingSize, l.maxBufferSize);
+  }
+
+  memoryInfo(): MemoryInfo {
+    const free = this.memoryBytes - this.usedBytes;
+    return {
+      heapBytes: this.memoryBytes, usedBytes: this.usedBytes, freeBytes: free,
+      largestFreeBytes: Math.max(0, Math.min(free, this.maxArrayBytes)), allocations: this.live.size,
+    };
+  }
+
+  /** A storage buffer of `length` elements. Contents are zero (cudaMalloc leaves them unspecified). */
+  alloc<D extends DType>(dtype: D, length: number): DeviceArray<D> {
+    this.checkAlive();
+    if (!Object.prototype.hasOwnProperty.call(DTYPES, dtype)) {
+      throw new BufferMismatchError(`unknown dtype '${String(dtype)}'; use one of ${Object.keys(DTYPES).join(', ')}`);
+    }
+    if (!Number.isSafeInteger(length) || length < 0) {
+      throw new BufferMismatchError(`length must be a non-negative integer, got ${String(length)}`);
+    }
+    const bytes = length * DTYPES[dtype].bytes;
+    // Buffers are whole 4-byte words (u8/u16 columns are read as u32 words in WGSL), at least one.
+    const size = Math.max(4, Math.ceil(bytes / 4) * 4);
+    const info = this.memoryInfo();
+    if (size > info.largestFreeBytes) throw new OutOfDeviceMemoryError(bytes, info.freeBytes, info.largestFreeBytes);
+    const buffer = this.context.device.createBuffer({
+      size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, label: `simt-${dtype}[${length}]`,
+    });
+    this.usedBytes += size;
+    const a = new WebGpuDeviceArray(this, dtype, length, buffer, size);
+    this.live.add(a as WebGpuDeviceArray<DType>);
+    return a;
+  }
+
+  async upload<D extends DType>(dtype: D, data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>): Promise<DeviceArray<D>> {
+    const a = this.alloc(dtype, (data as ArrayLike<unknown> | null)?.length ?? -1);
+    try {
+      await a.upload(data);
+    } catch (e) {
+      a.free();
+      throw e;
+    }
+    return a;
+  }
+
+  /** @internal */
+  releaseArray(a: WebGpuDeviceArray<DType>): void {
+    if (!this.live.delete(a)) return;
+    this.usedBytes -= a.bufferBytes;
+    // WebGPU defers the destruction until submitted work no longer uses the buffer.
+    if (!this.destroyed) a.buffer.destroy();
+  }
+
+  /**
+   * Runs `op` after every operation queued before it (one stream: launches and transfers in
+   * order, as the wasm device orders them).
+   * @internal
+   */
+  enqueue<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.tail.catch(() => undefined).then(() => {
+      this.checkAlive();
+      return op();
+    });
+    this.tail = run;
+    return run;
+  }
+
+  async synchronize(): Promise<void> {
+    await this.tail.catch(() => undefined);
+    if (!this.destroyed) await this.context.device.queue.onSubmittedWorkDone();
+  }
+
+  launch(kernel: Kernel, config: LaunchConfig, args: KernelArgs = []): Promise<LaunchStats> {
+    let prepared: Omit<PreparedLaunch, 'wgsl'>;
+    try {
+      this.checkAlive();
+      prepared = this.prepare(kernel, config, args);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.enqueue(() => this.execute(prepared));
+  }
+
+  private prepare(kernel: Kernel, config: LaunchConfig, args: KernelArgs): Omit<PreparedLaunch, 'wgsl'> {
+    if (!kernel || typeof kernel.name !== 'string' || !Array.isArray(kernel.params)) {
+      throw new KernelArgumentError(String((kernel as Kernel | undefined)?.name), '(kernel)', 'not a kernel declared with defineKernel');
+    }
+    const info = (WGSL_KERNELS as Record<string, WgslKernelInfo>)[kernel.name];
+    if (info === undefined) {
+      throw new LaunchConfigError(`kernel '${kernel.name}' has no WGSL version, so the webgpu backend cannot run it ` +
+        `(webgpu runs: ${Object.keys(WGSL_KERNELS).join(', ')})`);
+    }
+    checkDeclaration(kernel, info);
+    if (config === null || typeof config !== 'object') throw new LaunchConfigError('launch config must be an object {grid, block, sharedBytes?}');
+    const grid = toDim3('grid', config.grid);
+    const block = toDim3('block', config.block);
+    const lim = this.context.limits;
+    const threads = block.x * block.y * block.z;
+    const adapter = this.adapterInfo.description || this.adapterInfo.vendor || 'the adapter';
+    if (block.x > lim.maxComputeWorkgroupSizeX || block.y > lim.maxComputeWorkgroupSizeY || block.z > lim.maxComputeWorkgroupSizeZ) {
+      throw new LaunchConfigError(`block (${block.x}, ${block.y}, ${block.z}) exceeds ${adapter}'s workgroup size limits ` +
+        `(${lim.maxComputeWorkgroupSizeX}, ${lim.maxComputeWorkgroupSizeY}, ${lim.maxComputeWorkgroupSizeZ})`);
+    }
+    if (threads > lim.maxComputeInvocationsPerWorkgroup) {
+      throw new LaunchConfigError(`block has ${threads} threads (${block.x}×${block.y}×${block.z}); ${adapter} allows at most ` +
+        `${lim.maxComputeInvocationsPerWorkgroup} invocations per workgroup`);
+    }
+    if (grid.y > lim.maxComputeWorkgroupsPerDimension || grid.z > lim.maxComputeWorkgroupsPerDimension) {
+      throw new LaunchConfigError(`grid.y and grid.z must be at most ${lim.maxComputeWorkgroupsPerDimension} on ${adapter}, ` +
+        `got (${grid.x}, ${grid.y}, ${grid.z})`);
+    }
+    if (info.powerOfTwoBlock && (block.x & (block.x - 1)) !== 0) {
+      throw new LaunchConfigError(`kernel ${kernel.name} needs blockDim.x to be a power of two (its tree reduction halves it), got ${block.x}`);
+    }
+    const sharedBytes = config.sharedBytes ?? 0;
+    if (!Number.isInteger(sharedBytes) || sharedBytes < 0) {
+      throw new LaunchConfigError(`sharedBytes must be a non-negative integer, got ${String(sharedBytes)}`);
+    }
+    if (sharedBytes > this.sharedMemoryLimit) throw new SharedMemoryLimitError(sharedBytes, this.sharedMemoryLimit);
+    const blocks = grid.x * grid.y * grid.z;
+    if (config.workers !== undefined && (!Number.isInteger(config.workers) || config.workers < 1)) {
+      throw new LaunchConfigError(`workers must be a positive integer, got ${String(config.workers)} (ignored on webgpu)`);
+    }
+    const timeoutMs = config.timeoutMs ?? this.launchTimeoutMs;
+    if (!(timeoutMs > 0)) throw new LaunchConfigError(`timeoutMs must be positive, got ${String(timeoutMs)}`);
+    const { buffers, scalars } = this.marshal(kernel, args);
+    return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars, signal: config.signal };
+  }
+
+  /** Checks every argument against the declaration (as the wasm device does) and encodes it. */
+  private marshal(kernel: Kernel, args: KernelArgs): { buffers: GPUBuffer[]; scalars: Uint32Array } {
+    const params = kernel.params;
+    if (args === null || typeof args !== 'object') {
+      throw new KernelArgumentError(kernel.name, '(all)', 'arguments must be an array or an object keyed by parameter name');
+    }
+    const positional = Array.isArray(args);
+    if (positional) {
+      if (args.length !== params.length) {
+        throw new KernelArgumentError(kernel.name, params[Math.min(args.length, params.length - 1)]?.name ?? '(all)',
+          `expected ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`);
+      }
+    } else {
+      const names = new Set(params.map((p) => p.name));
+      for (const k of Object.keys(args)) {
+        if (!names.has(k)) throw new KernelArgumentError(kernel.name, k, 'is not a parameter of this kernel');
+      }
+    }
+    const buffers: GPUBuffer[] = [];
+    const words: number[] = [];
+    params.forEach((p, k) => {
+      const v = positional ? (args as readonly unknown[])[k] : (args as Record<string, unknown>)[p.name];
+      if (p.kind === 'array') buffers.push(this.arrayArg(kernel.name, p, v));
+      else words.push(...scalarWords(kernel.name, p, v));
+    });
+    return { buffers, scalars: Uint32Array.from(words) };
+  }
+
+  private arrayArg(kernel: string, p: Param & { kind: 'array' }, v: unknown): GPUBuffer {
+    if (v === undefined) throw new KernelArgumentError(kernel, p.name, 'missing');
+    if (!(v instanceof WebGpuDeviceArray)) {
+      const dev = (v as { device?: { id?: unknown; backend?: unknown } } | null)?.device;
+      if (dev && typeof dev.id === 'number') {
+        throw new KernelArgumentError(kernel, p.name, `the array belongs to device ${dev.id} (${String(dev.backend)}), not this device (${this.id}, webgpu)`);
+      }
+      throw new KernelArgumentError(kernel, p.name, `expected a device array of ${p.dtype}, got ${describe(v)}`);
+    }
+    if (v.device !== this) throw new KernelArgumentError(kernel, p.name, `the array belongs to device ${v.device.id}, not this device (${this.id})`);
+    if (v.freed) throw new KernelArgumentError(kernel, p.name, 'the array was freed');
+    if (v.dtype !== p.dtype) throw new KernelArgumentError(kernel, p.name, `expected ${p.dtype}[], got ${v.dtype}[]`);
+    return v.buffer;
+  }
+
+  private async execute(l: Omit<PreparedLaunch, 'wgsl'>): Promise<LaunchStats> {
+    if (this.lostReason) throw new DeviceDestroyedError(this.lostReason);
+    if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
+    const wgsl = await loadWgsl(l.kernel.name);
+    const t0 = performance.now();
+    let result;
+    try {
+      result = await this.runtime.dispatch({
+        wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
+        buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
+      });
+    } catch (e) {
+      throw new LaunchConfigError(`kernel ${l.kernel.name}: ${(e as Error).message}`);
+    }
+    await waitFor(result.completed(), l.kernel.name, t0 + l.timeoutMs, l.signal);
+    const elapsedMs = performance.now() - t0;
+    const stats: LaunchStats = {
+      kernel: l.kernel.name, backend: 'webgpu', grid: l.grid, block: l.block, blocks: l.blocks,
+      threadsPerBlock: l.block.x * l.block.y * l.block.z, sharedBytes: l.sharedBytes, workers: 0, elapsedMs, seed: null,
+    };
+    if (result.gpuTimeNs) stats.gpuTimeMs = (await result.gpuTimeNs) / 1e6;
+    return stats;
+  }
+
+  private checkAlive(): void {
+    if (this.destroyed) throw new DeviceDestroyedError('the device was destroyed');
+  }
+
+  /** Waits for queued work, frees every array and destroys the WebGPU device. Safe to call twice. */
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    await this.synchronize().catch(() => undefined);
+    this.destroyed = true;
+    for (const a of this.live) a.markFreed();
+    this.live.clear();
+    this.usedBytes = 0;
+    await this.context.destroy();
+  }
+}
+
+/** The declaration and the WGSL kernel's parameter list must agree (names, kinds, element types). */
+function checkDeclaration(kernel: Kernel, info: WgslKernelInfo): void {
+  const w = info.params;
+  const same = w.length === kernel.params.length && kernel.params.every((p, k) =>
+    p.name === w[k]!.name && p.kind === w[k]!.kind && p.dtype === w[k]!.dtype);
+  if (!same) {
+    const fmt = (ps: readonly { name: string; kind: string; dtype: string }[]): string =>
+      ps.map((p) => `${p.name}: ${p.dtype}${p.kind === 'array' ? '[]' : ''}`).join(', ');
+    throw new KernelArgumentError(kernel.name, '(declaration)',
+      `declared as (${fmt(kernel.params)}) but its WGSL version takes (${fmt(w)})`);
+  }
+}
+
+/**
+ * A scalar argument as Launch-uniform words: i32/u32/f32 one word; f64 two words (lo, hi) of its
+ * IEEE bits; i64/u64 two words (lo, hi), two's complement.
+ */
+function scalarWords(kernel: string, p: Param, v: unknown): number[] {
+  if (v === undefined) throw new KernelArgumentError(kernel, p.name, 'missing');
+  const bad = (why: string): never => { throw new KernelArgumentError(kernel, p.name, why); };
+  switch (p.dtype) {
+    case 'i32':
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) bad(`expected an i32, got ${describe(v)}`);
+      return [(v as number) >>> 0];
+    case 'u32':
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= 2 ** 32) bad(`expected a u32, got ${describe(v)}`);
+      return [v as number];
+    case 'f32': {
+      if (typeof v !== 'number') bad(`expected an f32 (number), got ${describe(v)}`);
+      return [new Uint32Array(new Float32Array([v as number]).buffer)[0]!];
+    }
+    case 'f64': {
+      if (typeof v !== 'number') bad(`expected an f64 (number), got ${describe(v)}`);
+      const w = new Uint32Array(new Float64Array([v as number]).buffer);
+      return [w[0]!, w[1]!];
+    }
+    case 'i64': case 'u64': {
+      let b: bigint;
+      if (typeof v === 'bigint') b = v;
+      else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
+      else return bad(`expected an ${p.dtype} (bigint or safe integer), got ${describe(v)}`);
+      const lo = p.dtype === 'i64' ? -(1n << 63n) : 0n;
+      const hi = p.dtype === 'i64' ? (1n << 63n) : (1n << 64n);
+      if (b < lo || b >= hi) bad(`${b} is out of range for ${p.dtype}`);
+      const u = BigInt.asUintN(64, b);
+      return [Number(u & 0xffffffffn), Number(u >> 32n)];
+    }
+    default:
+      return bad(`unsupported scalar type ${String(p.dtype)}`);
+  }
+}
+
+async function waitFor(done: Promise<void>, kernel: string, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stops = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new KernelTimeoutError(kernel, Math.round(deadline - performance.now()))),
+      Math.max(0, deadline - performance.now()));
+    if (signal) {
+      onAbort = () => reject(new LaunchAbortedError(kernel, signal.reason));
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
+  try {
+    await Promise.race([done, stops]);
+  } finally {
+    clearTimeout(timer);
+    if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
+  return `${typeof v} ${String(v)}`;
+}
+
+/**
+ * A device array on WebGPU: one storage buffer holding exactly the bytes of the host's typed array
+ * (little-endian; 16-bit elements two per WGSL u32 word, 64-bit elements as (lo, hi) word pairs),
+ * zero-padded to a whole number of 4-byte words.
+ */
+export class WebGpuDeviceArray<D extends DType> implements DeviceArray<D> {
+  private isFreed = false;
+  readonly byteLength: number;
+  /** No device pointers on WebGPU: every array is its own buffer, at offset 0. */
+  readonly byteOffset = 0;
+
+  constructor(readonly device: WebGpuDevice, readonly dtype: D, readonly length: number, readonly buffer: GPUBuffer,
+    readonly bufferBytes: number) {
+    this.byteLength = length * DTYPES[dtype].bytes;
+  }
+
+  get freed(): boolean { return this.isFreed; }
+
+  /** @internal */
+  markFreed(): void { this.isFreed = true; }
+
+  private checkLive(what: string): void {
+    if (this.isFreed) {
+      throw new UseAfterFreeError(`${what} on a freed ${this.dtype}[${this.length}] array` +
+        (this.device.isDestroyed ? ' (its device was destroyed)' : ''));
+    }
+  }
+
+  private range(start: number | undefined, end: number | undefined, what: string): [number, number] {
+    const s = start ?? 0;
+    const e = end ?? this.length;
+    if (!Number.isInteger(s) || !Number.isInteger(e) || s < 0 || e > this.length || s > e) {
+      throw new BufferMismatchError(`${what}: range [${s}, ${e}) is outside the array's ${this.length} elements`);
+    }
+    return [s, e];
+  }
+
+  async upload(data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>, offset = 0): Promise<void> {
+    this.checkLive('upload');
+    const kind = dtypeOfArray(data);
+    if (ArrayBuffer.isView(data) && kind !== this.dtype) {
+      throw new BufferMismatchError(`upload: expected ${this.dtype} data (a ${DTYPES[this.dtype].ctor.name}), got ${kind ?? (data as object).constructor.name}`);
+    }
+    if (!ArrayBuffer.isView(data) && (typeof data !== 'object' || data === null || typeof (data as ArrayLike<unknown>).length !== 'number')) {
+      throw new BufferMismatchError(`upload: expected a typed array or array of ${this.dtype}, got ${describe(data)}`);
+    }
+    if (!Number.isInteger(offset) || offset < 0 || offset + data.length > this.length) {
+      throw new BufferMismatchError(`upload: ${data.length} elements at offset ${offset} do not fit the array's ${this.length} elements`);
+    }
+    let typed: TypedArrayOf[D];
+    if (ArrayBuffer.isView(data)) {
+      typed = data as TypedArrayOf[D];
+    } else {
+      typed = viewOf(this.dtype, new ArrayBuffer(data.length * DTYPES[this.dtype].bytes), 0, data.length);
+      try {
+        (typed as unknown as { set(a: ArrayLike<unknown>): void }).set(data as ArrayLike<unknown>);
+      } catch (e) {
+        throw new BufferMismatchError(`upload: data does not convert to ${this.dtype}: ${(e as Error).message}`);
+      }
+    }
+    const bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+    await this.device.enqueue(async () => {
+      this.checkLive('upload');
+      await this.writeBytes(offset * DTYPES[this.dtype].bytes, bytes);
+    });
+  }
+
+  /** Writes bytes at a byte offset; sub-word edges keep the neighbouring bytes (read, merge, write). */
+  private async writeBytes(at: number, bytes: Uint8Array): Promise<void> {
+    if (bytes.byteLength === 0) return;
+    const rt = this.device.runtime;
+    const a0 = at - (at % 4);
+    const end = at + bytes.byteLength;
+    const a1 = Math.ceil(end / 4) * 4;
+    if (a0 === at && a1 === end) {
+      rt.write(this.buffer, at, bytes);
+      return;
+    }
+    const merged = new Uint8Array(a1 - a0);
+    if (a0 !== at) merged.set(await rt.read(this.buffer, a0, 4), 0);
+    if (a1 !== end) merged.set(await rt.read(this.buffer, a1 - 4, 4), merged.length - 4);
+    merged.set(bytes, at - a0);
+    rt.write(this.buffer, a0, merged);
+  }
+
+  async read(start?: number, end?: number): Promise<TypedArrayOf[D]> {
+    this.checkLive('read');
+    const [s, e] = this.range(start, end, 'read');
+    const bytes = DTYPES[this.dtype].bytes;
+    return this.device.enqueue(async () => {
+      this.checkLive('read');
+      const raw = await this.device.runtime.read(this.buffer, s * bytes, (e - s) * bytes);
+      const copy = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? raw : raw.slice();
+      return viewOf(this.dtype, copy.buffer, 0, e - s);
+    });
+  }
+
+  async fill(value: ScalarOf<D>, start?: number, end?: number): Promise<void> {
+    this.checkLive('fill');
+    const [s, e] = this.range(start, end, 'fill');
+    const is64 = this.dtype === 'i64' || this.dtype === 'u64';
+    if (is64 ? typeof value !== 'bigint' : typeof value !== 'number') {
+      throw new BufferMismatchError(`fill: expected a ${is64 ? 'bigint' : 'number'} for ${this.dtype}, got ${describe(value)}`);
+    }
+    if (s === e) return;
+    const eb = DTYPES[this.dtype].bytes;
+    const one = viewOf(this.dtype, new ArrayBuffer(eb), 0, 1) as unknown as { [k: number]: unknown; buffer: ArrayBuffer };
+    one[0] = value;
+    const zero = new Uint8Array(one.buffer).every((b) => b === 0);
+    const at = s * eb;
+    const n = (e - s) * eb;
+    await this.device.enqueue(async () => {
+      this.checkLive('fill');
+      if (zero && at % 4 === 0 && n % 4 === 0) {
+        const enc = this.device.context.device.createCommandEncoder({ label: 'simt-fill' });
+        enc.clearBuffer(this.buffer, at, n);
+        this.device.context.device.queue.submit([enc.finish()]);
+        return;
+      }
+      const host = viewOf(this.dtype, new ArrayBuffer(n), 0, e - s) as unknown as { fill(v: unknown): void; buffer: ArrayBuffer };
+      host.fill(value);
+      await this.writeBytes(at, new Uint8Array(host.buffer));
+    });
+  }
+
+  free(): void {
+    this.checkLive('free');
+    this.isFreed = true;
+    this.device.releaseArray(this as unknown as WebGpuDeviceArray<DType>);
+  }
+}
