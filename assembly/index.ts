@@ -8,6 +8,7 @@ export {
   emptyKernel, writeIndices, trapInBlock, divide, readAddress, spin, atomicProbe, warpProbe,
   blockPredicateProbe, neighbourSum, orderProbe,
 } from "./kernels/testKernels";
+export * from "./primitives/index";
 export * from "./kernels/pet/index";
 export * from "./kernels/sts/index";
 export * from "./kernels/pixel/index";

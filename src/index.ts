@@ -28,3 +28,5 @@ export * as data from './data/synthetic.js';
 // Browsers: where a bundled page serves the run-time files (docs/browser.md).
 export { configureAssets, sharedMemoryProblem } from './platform.js';
 export type { AssetLocations } from './platform.js';
+export * as pet from './jobs/pet/index.js';
+export { deviceExclusiveScan } from './ops/scan.js';

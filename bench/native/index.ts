@@ -20,6 +20,8 @@ export const NATIVE_PROGRAMS: Record<string, { source: string; deps: string[] }>
   vecmax: { source: 'vecmax.c', deps: ['simt_data.h'] },
   countmodules: { source: 'countmodules.c', deps: ['simt_data.h'] },
   sts: { source: 'sts.c', deps: ['simt_data.h'] },
+  /** PET pipeline (seed 001); reads its frames and tables from files (bench/pet.bench.ts). */
+  pet: { source: 'pet.c', deps: [] },
 };
 
 /** Benchmark name (the JSON `name`) → program and the extra arguments selecting the kernel. */

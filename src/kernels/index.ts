@@ -41,3 +41,4 @@ export * as pet from './pet.js';
 export * as sts from './sts.js';
 export * as pixel from './pixel.js';
 export * as race from './race.js';
+export * as primitives from './primitives.js';

@@ -1,2 +1,66 @@
-// Host declarations of the pet kernels (assembly/kernels/pet/).
-export {};
+// Host declarations of the pet kernels (assembly/kernels/pet/, seed 001). Singles are
+// SinglesStruct records of 16 bytes ({u32 crystal, f32 energy, f64 time}) held in u32[]
+// arrays of 4 words per single; pairs are 32-byte CoinStruct records (8 words).
+import { defineKernel } from '../kernel.js';
+
+/** Launch shapes the pipeline uses (the seed's defaults where it gives them). */
+export const PET_SHAPES = {
+  /** convertUdpToSinglesKernel: threadsConvert × elemsConvert. */
+  convertThreads: 128,
+  convertElems: 32,
+  /** runMergeSortKernel: THREADS_MERGESORT × ELEMS_MERGESORT = 1024-element tiles. */
+  sortThreads: 512,
+  sortTile: 1024,
+  /** SUB_BLOCK_SIZE: rank samples and merge tiles. */
+  subBlock: 256,
+  /** Coincidence kernels: THREAD_NUM × THREAD_ELEM. */
+  coinThreads: 256,
+  coinElems: 16,
+} as const;
+
+/** Geometry words of petConvert's `geometry` argument, in order. */
+export const PET_GEOMETRY_WORDS = [
+  'bdmCount', 'duNum', 'positionSize', 'crystalsPerDu', 'bdmPerRing', 'blockNumY', 'blockNumZ',
+  'crystalNumY', 'crystalNumZ', 'crystalsPerRing',
+] as const;
+
+/** (bdm, du, origin) → [global crystal, energy-table row start]; grid-stride. */
+export const petCrystalLut = defineKernel('petCrystalLut', { geometry: 'u32[]', lut: 'u32[]', count: 'i32' });
+/**
+ * convertUdpToSinglesKernel. Block 128 threads × `elems` frames; shared compactionSharedBytes(block).
+ * counter[0] += kept singles; badFrame[0] = min index of an out-of-geometry frame (init 2³¹-1).
+ */
+export const petConvert = defineKernel('petConvert', {
+  frames: 'u8[]', n: 'i32', dst: 'u32[]', dstBuffer: 'u32[]', counter: 'u32[]', positionTable: 'u8[]', lut: 'u32[]',
+  energyTable: 'f32[]', geometry: 'u32[]', eLow: 'f64', eHigh: 'f64', useWindow: 'i32', badFrame: 'i32[]', elems: 'i32',
+});
+/** addPadding: singles [n, total) of both buffers = {0xffffffff, 0, +∞}; grid-stride. */
+export const petPadSingles = defineKernel('petPadSingles', { a: 'u32[]', b: 'u32[]', n: 'i32', total: 'i32' });
+/** runMergeSortKernel: grid n2/1024, block 512, shared 32 KiB. */
+export const petSortTiles = defineKernel('petSortTiles', { data: 'u32[]', n: 'i32' });
+/** generateRanksKernel: one thread per 256 elements (n2/256 threads), block 256. */
+export const petMergeRanks = defineKernel('petMergeRanks', {
+  data: 'u32[]', ranksEven: 'u32[]', ranksOdd: 'u32[]', sortedBlockSize: 'i32', n: 'i32', n2: 'i32',
+});
+/** mergeKernel: grid (2S/256, n2/2S), block 256, shared 8 KiB. */
+export const petMergeBlocks = defineKernel('petMergeBlocks', {
+  data: 'u32[]', out: 'u32[]', ranksEven: 'u32[]', ranksOdd: 'u32[]', sortedBlockSize: 'i32', n: 'i32',
+});
+/** CoinTimeKernel: block 256 × elems singles. */
+export const petCoinNextIndex = defineKernel('petCoinNextIndex', { data: 'u32[]', nextIndex: 'i32[]', n: 'i32', window: 'f64', elems: 'i32' });
+/** SelectKernel: block 256 × elems singles. */
+export const petCoinSelect = defineKernel('petCoinSelect', { data: 'u32[]', nextIndex: 'i32[]', n: 'i32', window: 'f64', elems: 'i32' });
+/** FillDataKernel (count + block scan), every thread at the barriers. Shared blockScanSharedBytes(block). */
+export const petCoinCount = defineKernel('petCoinCount', {
+  nextIndex: 'i32[]', n: 'i32', scanId: 'u32[]', globalLen: 'u32[]', newLength: 'u32[]', elems: 'i32',
+});
+/** The seed's FillDataKernel with its divergent barrier (race tools only). */
+export const fillDataDivergent = defineKernel('fillDataDivergent', {
+  nextIndex: 'i32[]', n: 'i32', scanId: 'u32[]', globalLen: 'u32[]', newLength: 'u32[]', elems: 'i32',
+});
+/** CorrectPosKernel with block offsets from a device scan of globalLen. */
+export const petCoinFill = defineKernel('petCoinFill', {
+  data: 'u32[]', pairs: 'u32[]', pairFirst: 'u32[]', nextIndex: 'i32[]', n: 'i32', scanId: 'u32[]', blockOffsets: 'u32[]', elems: 'i32',
+});
+/** SinglesStruct[n] → crystal/energy/time arrays (also pairs: n = 2·pairs, outputs (pairs, 2)); grid-stride. */
+export const petSplitSingles = defineKernel('petSplitSingles', { src: 'u32[]', n: 'i32', crystal: 'u32[]', energy: 'f32[]', time: 'f64[]' });

@@ -8,5 +8,6 @@ import { racecheck } from './racecheck.js';
 import { stsSortCommand } from './stsSort.js';
 import { pixelCommand } from './pixel.js';
 import { crosscheck } from './crosscheck.js';
+import { pet } from './pet.js';
 
-export const commands: Command[] = [info, demo, bench, crosscheck, explore, racecheck, stsSortCommand, pixelCommand];
+export const commands: Command[] = [info, demo, bench, crosscheck, explore, racecheck, stsSortCommand, pixelCommand, pet];

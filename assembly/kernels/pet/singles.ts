@@ -1,0 +1,40 @@
+// SinglesStruct as the seed declares it, 16 bytes, one v128:
+//   { uint32 globalCrystalIndex; float energy; double timevalue; }   // offsets 0, 4, 8
+// A coincidence pair (CoinStruct) is two of them, 32 bytes.
+
+export const SINGLE_BYTES: i32 = 16;
+export const PAIR_BYTES: i32 = 32;
+/** Crystal index of padding and of frames that failed validation. */
+export const NO_CRYSTAL: u32 = 0xffffffff;
+
+// @ts-ignore: decorator
+@inline export function singleAt(base: usize, i: i32): usize { return base + (<usize>i << 4); }
+// @ts-ignore: decorator
+@inline export function timeOf(base: usize, i: i32): f64 { return load<f64>(base + (<usize>i << 4), 8); }
+// @ts-ignore: decorator
+@inline export function crystalOf(base: usize, i: i32): u32 { return load<u32>(base + (<usize>i << 4)); }
+// @ts-ignore: decorator
+@inline export function copySingle(dst: usize, src: usize): void { v128.store(dst, v128.load(src)); }
+
+import { blockIdx, blockDim, gridDim, beginPhase, threadAt } from "../../runtime";
+
+/**
+ * SinglesStruct[n] (AoS) → crystal[n], energy[n], time[n] (SoA), so the host reads three
+ * plain arrays instead of splitting records in JS. Grid-stride, one single per thread.
+ * With pairs != 0 the input is CoinStruct[n/2] and the outputs are interleaved (k, 2) arrays —
+ * the same loop, since a pair is two consecutive singles.
+ */
+export function petSplitSingles(src: usize, n: i32, crystal: usize, energy: usize, time: usize): void {
+  const stride = gridDim.x * blockDim.x;
+  for (let base = blockIdx.x * blockDim.x; base < n; base += stride) {
+    const m = beginPhase();
+    for (let k = 0; k < m; k++) {
+      const i = base + threadAt(k);
+      if (i >= n) continue;
+      const p = singleAt(src, i);
+      store<u32>(crystal + (<usize>i << 2), load<u32>(p));
+      store<f32>(energy + (<usize>i << 2), load<f32>(p, 4));
+      store<f64>(time + (<usize>i << 3), load<f64>(p, 8));
+    }
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * The PET job of seed 001 on any GpuDevice: raw DataFrameV2 frames → singles (convert) →
+ * time-sorted singles (merge sort) → coincidence pairs (four kernels). Inputs are validated
+ * before anything is launched; frames whose fields fall outside the geometry are found by the
+ * conversion kernel and reported (PetFrameError) before any result is returned.
+ * Kernels and launch shapes: src/kernels/pet.ts; interpretations of the seed: docs/pet.md.
+ */
+import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
+import type { DeviceArray } from '../../memory/deviceArray.js';
+import { compactionSharedBytes, blockScanSharedBytes } from '../../kernels/primitives.js';
+import {
+  PET_SHAPES, petCoinCount, petCoinFill, petCoinNextIndex, petCoinSelect, petConvert, petCrystalLut, petMergeBlocks,
+  petMergeRanks, petPadSingles, petSortTiles, petSplitSingles,
+} from '../../kernels/pet.js';
+import { deviceExclusiveScan } from '../../ops/scan.js';
+import { FRAME_BYTES, frameCount } from './format.js';
+import { geometrySizes, type PetGeometry, validateGeometry, validateTables } from './geometry.js';
+import {
+  CoincidenceOptionsError, type CoincidencePairs, DEFAULT_COINCIDENCE_WINDOW, DEFAULT_ENERGY_WINDOW, PetFrameError,
+} from './reference.js';
+
+export interface PetTables {
+  /** uint8 position table: bdmCount × duNum × positionSize² entries. */
+  positionTable: Uint8Array;
+  /** float32 energy-correction table: bdmCount × duNum × crystalSize² × 1000 factors. */
+  energyTable: Float32Array;
+}
+
+export interface PetRunOptions {
+  /** Energy window [low, high] (inclusive, corrected energy), or null for none. Default [350, 650]. */
+  energyWindow?: readonly [number, number] | null;
+  /** Coincidence window in time ticks (default 4000 = 4 ns at 1 ps per tick); `<=`. */
+  window?: number;
+  /** Called after each stage and each merge pass: (stage, done, total). */
+  onProgress?: (stage: string, done: number, total: number) => void;
+}
+
+/** SinglesStruct as a structure of arrays. */
+export interface PetSingles {
+  crystal: Uint32Array;
+  energy: Float32Array;
+  time: Float64Array;
+}
+
+export interface PetTimings {
+  upload: number;
+  convert: number;
+  sort: number;
+  coincidences: number;
+  download: number;
+  total: number;
+}
+
+export interface PetRunResult {
+  /** Convert's output: the kept singles, blocks in atomicAdd order (schedule dependent). */
+  singles: PetSingles;
+  /** Stable sort of `singles` by time. */
+  sorted: PetSingles;
+  /** Coincidence pairs over `sorted`: pair k = (sorted[index0[k]], sorted[index0[k] + 1]). */
+  pairs: CoincidencePairs;
+  /** Wall-clock milliseconds per stage (launches and the small counter reads they need). */
+  timings: PetTimings;
+  frames: number;
+  /** Merge passes after the 1024-tile sort. */
+  mergePasses: number;
+  launches: LaunchStats[];
+}
+
+export class PetOptionsError extends Error {
+  constructor(message: string) { super(message); this.name = 'PetOptionsError'; }
+}
+
+const NO_BAD_FRAME = 0x7fffffff;
+
+function nextPow2(x: number): number { let p = 1; while (p < x) p *= 2; return p; }
+
+/**
+ * The sort stage on its own (parallelMergeSort): sorts the m SinglesStruct records of `a` by
+ * time, stably, ping-ponging with `b`. Both buffers must hold max(2^⌈log₂m⌉, 1024) records;
+ * [m, n2) of both is overwritten with padding. Returns the buffer holding the result.
+ */
+export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>, b: DeviceArray<'u32'>, m: number,
+  options: { onPass?: (pass: number, total: number) => void; launches?: LaunchStats[] } = {}):
+  Promise<{ result: DeviceArray<'u32'>; mergePasses: number }> {
+  const n2 = Math.max(nextPow2(m), PET_SHAPES.sortTile);
+  if (a.length < 4 * n2 || b.length < 4 * n2) throw new PetOptionsError(`sortSinglesByTime: buffers need ${n2} records (4 words each)`);
+  const launches = options.launches ?? [];
+  const launch = async (...x: Parameters<GpuDevice['launch']>) => { const st = await device.launch(...x); launches.push(st); return st; };
+  let data = a, other = b;
+  let passes = 0;
+  if (m <= 1) return { result: a, mergePasses: 0 };
+  await launch(petPadSingles, { grid: Math.min(1024, Math.ceil((n2 - m) / 256) || 1), block: 256 }, [a, b, m, n2]);
+  await launch(petSortTiles, { grid: n2 / PET_SHAPES.sortTile, block: PET_SHAPES.sortThreads, sharedBytes: 2 * PET_SHAPES.sortTile * 16 }, [data, m]);
+  const sub = PET_SHAPES.subBlock;
+  const totalPasses = Math.max(0, Math.ceil(Math.log2(m / PET_SHAPES.sortTile)));
+  const ranksEven = device.alloc('u32', n2 / sub);
+  const ranksOdd = device.alloc('u32', n2 / sub);
+  try {
+    for (let S = PET_SHAPES.sortTile; S < m; S *= 2) {
+      await launch(petMergeRanks, { grid: Math.ceil(n2 / sub / 256), block: 256 }, [data, ranksEven, ranksOdd, S, m, n2]);
+      await launch(petMergeBlocks, { grid: { x: (2 * S) / sub, y: n2 / (2 * S) }, block: sub, sharedBytes: 2 * sub * 16 },
+        [data, other, ranksEven, ranksOdd, S, m]);
+      [data, other] = [other, data];
+      passes++;
+      options.onPass?.(passes, totalPasses);
+    }
+  } finally {
+    ranksEven.free();
+    ranksOdd.free();
+  }
+  return { result: data, mergePasses: passes };
+}
+
+/** Bytes of device memory runPet needs for n frames (upper bound). */
+export function petMemoryBytes(nFrames: number, geometry: PetGeometry): number {
+  const s = geometrySizes(geometry);
+  const cap = Math.max(nextPow2(nFrames), PET_SHAPES.sortTile);
+  return nFrames * FRAME_BYTES + 3 * cap * 16 /* two buffers + the split read-back */ + cap * 4 /* nextIndex */ + (cap / 2) * 36 /* pairs */ +
+    s.positionTableLength + s.energyTableLength * 4 + (s.positionTableLength / (geometry.positionSize ** 2)) * 256 * 8 +
+    (cap / 128) * 8 + (1 << 20);
+}
+
+/** Reads `count` SinglesStruct records of `buf` as three arrays, split on the device. */
+async function readSingles(device: GpuDevice, buf: DeviceArray<'u32'>, count: number, launches: LaunchStats[]): Promise<PetSingles> {
+  if (count === 0) return { crystal: new Uint32Array(0), energy: new Float32Array(0), time: new Float64Array(0) };
+  const c = device.alloc('u32', count), e = device.alloc('f32', count), t = device.alloc('f64', count);
+  try {
+    launches.push(await device.launch(petSplitSingles, { grid: Math.min(4096, Math.ceil(count / 256)), block: 256 }, [buf, count, c, e, t]));
+    return { crystal: await c.read(), energy: await e.read(), time: await t.read() };
+  } finally {
+    c.free(); e.free(); t.free();
+  }
+}
+
+function toPairs(s: PetSingles, first: Uint32Array, count: number): CoincidencePairs {
+  const p: CoincidencePairs = {
+    count, index0: first, index1: new Uint32Array(count),
+    crystal0: new Uint32Array(count), crystal1: new Uint32Array(count),
+    energy0: new Float32Array(count), energy1: new Float32Array(count),
+    time0: new Float64Array(count), time1: new Float64Array(count),
+  };
+  for (let k = 0; k < count; k++) {
+    p.index1[k] = first[k]! + 1;
+    p.crystal0[k] = s.crystal[2 * k]!; p.crystal1[k] = s.crystal[2 * k + 1]!;
+    p.energy0[k] = s.energy[2 * k]!; p.energy1[k] = s.energy[2 * k + 1]!;
+    p.time0[k] = s.time[2 * k]!; p.time1[k] = s.time[2 * k + 1]!;
+  }
+  return p;
+}
+
+function describeBadFrame(frames: Uint8Array, i: number, g: PetGeometry): string {
+  const s = geometrySizes(g);
+  const o = i * FRAME_BYTES;
+  const du = frames[o]! & 0x0f, bdm = frames[o + 1]!, x = frames[o + 10]!, y = frames[o + 11]!;
+  if (bdm >= s.bdmCount) return `frame ${i}: BDM ${bdm} >= BDM count ${s.bdmCount}`;
+  if (du >= g.duNum) return `frame ${i}: DU ${du} >= DU count ${g.duNum}`;
+  return `frame ${i}: position (${x}, ${y}) outside the ${g.positionSize} x ${g.positionSize} flood map`;
+}
+
+/** Checks everything runPet can check on the host; throws the typed errors of format.ts/geometry.ts/reference.ts. */
+export function validatePetInputs(frames: Uint8Array, geometry: PetGeometry, tables: PetTables, options: PetRunOptions = {}):
+  { n: number; geometry: Readonly<PetGeometry>; energyWindow: readonly [number, number] | null; window: number } {
+  if (!(frames instanceof Uint8Array)) throw new PetOptionsError('frames must be a Uint8Array of 16-byte DataFrameV2 records');
+  const n = frameCount(frames);
+  const g = validateGeometry(geometry);
+  if (tables === null || typeof tables !== 'object') throw new PetOptionsError('tables must be { positionTable, energyTable }');
+  validateTables(g, tables.positionTable, tables.energyTable);
+  const win = options.energyWindow === undefined ? DEFAULT_ENERGY_WINDOW : options.energyWindow;
+  if (win !== null && (!Array.isArray(win) || win.length !== 2 || typeof win[0] !== 'number' || typeof win[1] !== 'number' ||
+      Number.isNaN(win[0]) || Number.isNaN(win[1]) || !(win[0] <= win[1]))) {
+    throw new CoincidenceOptionsError(`energyWindow must be [low, high] with low <= high, got ${JSON.stringify(win)}`);
+  }
+  const w = options.window ?? DEFAULT_COINCIDENCE_WINDOW;
+  if (typeof w !== 'number' || !Number.isFinite(w) || w < 0) {
+    throw new CoincidenceOptionsError(`coincidence window must be a finite number >= 0, got ${String(w)}`);
+  }
+  if (n > 2 ** 27) throw new PetOptionsError(`${n} frames: at most 2^27 fit the 4 GiB device memory`);
+  return { n, geometry: g, energyWindow: win, window: w };
+}
+
+/** Runs the whole PET job. Device memory needed: petMemoryBytes(n, geometry). */
+export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: PetGeometry, tables: PetTables,
+                             options: PetRunOptions = {}): Promise<PetRunResult> {
+  const v = validatePetInputs(frames, geometry, tables, options);
+  const g = v.geometry;
+  const n = v.n;
+  const s = geometrySizes(g);
+  const progress = options.onProgress ?? (() => undefined);
+  const launches: LaunchStats[] = [];
+  const owned: DeviceArray[] = [];
+  const keep = <T extends DeviceArray>(a: T): T => { owned.push(a); return a; };
+  const launch = async (...a: Parameters<GpuDevice['launch']>) => { const st = await device.launch(...a); launches.push(st); return st; };
+  const t0 = performance.now();
+  try {
+    // ---- upload
+    const dFrames = keep(await device.upload('u8', n > 0 ? frames : new Uint8Array(16)));
+    const dPos = keep(await device.upload('u8', tables.positionTable));
+    const dEnergy = keep(await device.upload('f32', tables.energyTable));
+    const geoWords = new Uint32Array([s.bdmCount, g.duNum, g.positionSize, s.crystalsPerDu, s.bdmPerRing, g.blockNumY,
+      g.blockNumZ, g.crystalNumY, g.crystalNumZ, s.crystalsPerRing]);
+    const dGeo = keep(await device.upload('u32', geoWords));
+    const cap = Math.max(nextPow2(n), PET_SHAPES.sortTile);
+    const bufA = keep(device.alloc('u32', 4 * cap));
+    const bufB = keep(device.alloc('u32', 4 * cap));
+    const counters = keep(await device.upload('u32', new Uint32Array([0, 0, 0, 0])));
+    const badFrame = keep(await device.upload('i32', new Int32Array([NO_BAD_FRAME])));
+    const t1 = performance.now();
+
+    // ---- convert
+    const lutCount = s.bdmCount * g.duNum * s.crystalsPerDu;
+    const dLut = keep(device.alloc('u32', 2 * lutCount));
+    await launch(petCrystalLut, { grid: Math.ceil(lutCount / 256), block: 256 }, [dGeo, dLut, lutCount]);
+    const ct = PET_SHAPES.convertThreads, ce = PET_SHAPES.convertElems;
+    if (n > 0) {
+      const win = v.energyWindow;
+      await launch(petConvert, { grid: Math.ceil(n / (ct * ce)), block: ct, sharedBytes: compactionSharedBytes(ct) },
+        [dFrames, n, bufA, bufB, counters, dPos, dLut, dEnergy, dGeo, win ? win[0] : 0, win ? win[1] : 0, win ? 1 : 0, badFrame, ce]);
+    }
+    const bad = (await badFrame.read())[0]!;
+    if (bad !== NO_BAD_FRAME) throw new PetFrameError(describeBadFrame(frames, bad, g));
+    const m = (await counters.read(0, 1))[0]!;
+    const t2 = performance.now();
+    progress('convert', 1, 1);
+    const tr0 = performance.now();
+    const singles = await readSingles(device, bufA, m, launches);
+    let download = performance.now() - tr0;
+    const tSort = performance.now();
+
+    // ---- sort (stable, by time)
+    const sortOut = await sortSinglesByTime(device, bufA, bufB, m, { onPass: (p, t) => progress('sort', p, t), launches });
+    const data = sortOut.result;
+    const passes = sortOut.mergePasses;
+    const t3 = performance.now();
+    const tr1 = performance.now();
+    const sorted = m <= 1 ? singles : await readSingles(device, data, m, launches);
+    download += performance.now() - tr1;
+
+    // ---- coincidences
+    const cth = PET_SHAPES.coinThreads, cel = PET_SHAPES.coinElems;
+    const t4 = performance.now();
+    let pairs: CoincidencePairs;
+    if (m >= 2) {
+      const nextIndex = keep(device.alloc('i32', m));
+      const gridA = Math.ceil(m / (cth * cel));
+      await launch(petCoinNextIndex, { grid: gridA, block: cth }, [data, nextIndex, m, v.window, cel]);
+      await launch(petCoinSelect, { grid: gridA, block: cth }, [data, nextIndex, m, v.window, cel]);
+      const threads = Math.ceil(m / cel);
+      const gridB = Math.ceil(threads / cth);
+      const scanId = keep(device.alloc('u32', gridB * cth));
+      const globalLen = keep(device.alloc('u32', gridB));
+      const newLength = keep(await device.upload('u32', new Uint32Array([0])));
+      await launch(petCoinCount, { grid: gridB, block: cth, sharedBytes: blockScanSharedBytes(cth) },
+        [nextIndex, m, scanId, globalLen, newLength, cel]);
+      const nPairs = (await newLength.read())[0]!;
+      launches.push(...await deviceExclusiveScan(device, globalLen, globalLen, gridB));
+      const dPairs = keep(device.alloc('u32', Math.max(1, 8 * nPairs)));
+      const dFirst = keep(device.alloc('u32', Math.max(1, nPairs)));
+      await launch(petCoinFill, { grid: gridB, block: cth }, [data, dPairs, dFirst, nextIndex, m, scanId, globalLen, cel]);
+      const t5 = performance.now();
+      progress('coincidences', 1, 1);
+      pairs = toPairs(await readSingles(device, dPairs, 2 * nPairs, launches), await dFirst.read(0, nPairs), nPairs);
+      download += performance.now() - t5;
+      const t6 = performance.now();
+      return {
+        singles, sorted, pairs, frames: n, mergePasses: passes, launches,
+        timings: { upload: t1 - t0, convert: t2 - t1, sort: t3 - tSort, coincidences: t5 - t4, download, total: t6 - t0 },
+      };
+    }
+    pairs = toPairs(await readSingles(device, bufA, 0, launches), new Uint32Array(0), 0);
+    const t6 = performance.now();
+    return {
+      singles, sorted, pairs, frames: n, mergePasses: passes, launches,
+      timings: { upload: t1 - t0, convert: t2 - t1, sort: t3 - tSort, coincidences: t6 - t4, download, total: t6 - t0 },
+    };
+  } finally {
+    for (const a of owned) if (!a.freed) a.free();
+  }
+}

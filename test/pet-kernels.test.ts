@@ -1,0 +1,111 @@
+// The pet kernels one by one: the sort at sizes around tile and power-of-two edges, and the
+// seed's divergent FillDataKernel kept for the race tools.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createDevice, type Device } from '../src/device.js';
+import { fillDataDivergent, petCoinCount, petMergeBlocks, petMergeRanks, petPadSingles, petSortTiles, PET_SHAPES } from '../src/kernels/pet.js';
+import { blockScanSharedBytes } from '../src/kernels/primitives.js';
+
+function nextPow2(x: number) { let p = 1; while (p < x) p *= 2; return p; }
+
+/** The sort stage alone on `times` (crystal = input index): returns the output order. */
+async function deviceSort(dev: Device, times: Float64Array): Promise<Uint32Array> {
+  const m = times.length;
+  const n2 = Math.max(nextPow2(m), 1024);
+  const words = new Uint32Array(4 * n2);
+  const f64 = new Float64Array(words.buffer);
+  for (let i = 0; i < m; i++) { words[4 * i] = i; f64[2 * i + 1] = times[i]!; }
+  const a = await dev.upload('u32', words), b = dev.alloc('u32', 4 * n2);
+  const re = dev.alloc('u32', n2 / 256), ro = dev.alloc('u32', n2 / 256);
+  await dev.launch(petPadSingles, { grid: 4, block: 256 }, [a, b, m, n2]);
+  await dev.launch(petSortTiles, { grid: n2 / 1024, block: 512, sharedBytes: 32768 }, [a, m]);
+  let d = a, o = b;
+  for (let S = 1024; S < m; S *= 2) {
+    await dev.launch(petMergeRanks, { grid: Math.ceil(n2 / 256 / 256), block: 256 }, [d, re, ro, S, m, n2]);
+    await dev.launch(petMergeBlocks, { grid: { x: (2 * S) / 256, y: n2 / (2 * S) }, block: 256, sharedBytes: 8192 }, [d, o, re, ro, S, m]);
+    [d, o] = [o, d];
+  }
+  const w = await d.read();
+  const out = new Uint32Array(m);
+  for (let i = 0; i < m; i++) out[i] = w[4 * i]!;
+  // padding stays behind the real singles
+  for (let i = m; i < n2; i++) expect(new Float64Array(w.buffer)[2 * i + 1]).toBe(Infinity);
+  a.free(); b.free(); re.free(); ro.free();
+  return out;
+}
+
+function stableOrder(times: Float64Array): number[] {
+  return Array.from(times.keys()).sort((x, y) => times[x]! - times[y]! || x - y);
+}
+
+for (const backend of ['wasm', 'serial'] as const) {
+  describe(`pet merge sort on ${backend}`, () => {
+    let dev: Device;
+    beforeAll(async () => { dev = await createDevice({ backend, seed: 5, memoryBytes: 256 << 20 }); });
+    afterAll(async () => { await dev.destroy(); });
+
+    for (const m of [2, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 3000, 8193]) {
+      it(`sorts ${m} singles stably`, async () => {
+        const times = Float64Array.from({ length: m }, (_, i) => ((i * 2654435761) % 1000) * (i % 3 === 0 ? 1 : 0.5));
+        expect(Array.from(await deviceSort(dev, times))).toEqual(stableOrder(times));
+      });
+    }
+
+    it('treats -0 and +0 as equal keys and orders negatives (tile radix path)', async () => {
+      const times = Float64Array.from({ length: 3000 }, (_, i) => [0, -0, -1.5, 2, -0, 1e-300, -1e-300][i % 7]! * (i % 11 === 0 ? 1 : 1));
+      expect(Array.from(await deviceSort(dev, times))).toEqual(stableOrder(times));
+      const wide = Float64Array.from({ length: 2500 }, (_, i) => ((i * 7919) % 2500) * 2 ** ((i % 60) - 30));
+      expect(Array.from(await deviceSort(dev, wide))).toEqual(stableOrder(wide));
+    });
+
+    it('property: any times (duplicates, negatives, sorted and reversed runs)', async () => {
+      await fc.assert(fc.asyncProperty(
+        fc.array(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true })), { minLength: 1, maxLength: 5000 }),
+        fc.constantFrom('asis', 'sorted', 'reversed'),
+        async (arr, how) => {
+          const xs = arr.slice();
+          if (how === 'sorted') xs.sort((a, b) => a - b);
+          if (how === 'reversed') xs.sort((a, b) => b - a);
+          const times = Float64Array.from(xs);
+          expect(Array.from(await deviceSort(dev, times))).toEqual(stableOrder(times));
+        }), { numRuns: backend === 'serial' ? 8 : 25 });
+    });
+  });
+}
+
+describe('fillDataDivergent (the seed\'s FillDataKernel with threads returning before the barrier)', () => {
+  it('reads stale shared memory where exited threads would have written (petCoinCount does not)', async () => {
+    const dev = await createDevice({ backend: 'serial', seed: 1, memoryBytes: 128 << 20 });
+    try {
+      const cth = PET_SHAPES.coinThreads, cel = PET_SHAPES.coinElems;
+      // One block that keeps 41 of its 256 threads: warp 1 has lanes 0..8 only.
+      const n = 40 * cel + 5;
+      const next = Int32Array.from({ length: n }, (_, i) => (i % 3 === 0 ? i + 1 : -1));
+      const nextIndex = await dev.upload('i32', next);
+      const grid = Math.ceil(Math.ceil(n / cel) / cth);
+      const run = async (k: typeof petCoinCount, dirty: boolean) => {
+        const scanId = await dev.upload('u32', new Uint32Array(grid * cth));
+        const globalLen = await dev.upload('u32', new Uint32Array(grid));
+        const newLength = await dev.upload('u32', new Uint32Array(1));
+        if (dirty) {
+          // Leave singles in the worker's shared memory (the tile sort uses it as its tile).
+          const junk = await dev.upload('u32', Uint32Array.from({ length: 4 * 1024 }, (_, i) => (i * 2654435761) >>> 0));
+          await dev.launch(petSortTiles, { grid: 1, block: 512, sharedBytes: 32768 }, [junk, 1024]);
+          junk.free();
+        }
+        await dev.launch(k, { grid, block: cth, sharedBytes: blockScanSharedBytes(cth) }, [nextIndex, n, scanId, globalLen, newLength, cel]);
+        return { scanId: Array.from(await scanId.read()), globalLen: Array.from(await globalLen.read()), total: (await newLength.read())[0]! };
+      };
+      const right = await run(petCoinCount, true);
+      const want = next.filter((x) => x !== -1).length;
+      expect(right.total).toBe(want);
+      expect(right.globalLen.reduce((a, b) => a + b, 0)).toBe(want);
+      const wrong = await run(fillDataDivergent, true);
+      // Warp 0's lanes are right; warp 1's partial scan read cells nobody wrote.
+      expect(wrong.scanId.slice(0, 32)).toEqual(right.scanId.slice(0, 32));
+      expect(wrong.scanId.slice(32, 41)).not.toEqual(right.scanId.slice(32, 41));
+    } finally {
+      await dev.destroy();
+    }
+  });
+});
