@@ -107,8 +107,16 @@ export async function startWorker(name: string): Promise<WorkerHandle> {
     const { Worker } = await import('node:worker_threads');
     // Workers inherit the parent's execArgv; drop flags that only make sense for the main
     // entry (e.g. `node --input-type=module -e …` would make every worker fail to start).
+    // V8 flags (`--no-liftoff`, `--max-old-space-size`, …) are process-wide and a worker
+    // refuses them: if Node rejects what is left, start the worker with none.
     const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type') && a !== '-e' && a !== '--eval');
-    const w = new Worker(url, { name, execArgv });
+    let w: InstanceType<typeof Worker>;
+    try {
+      w = new Worker(url, { name, execArgv });
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
+      w = new Worker(url, { name, execArgv: [] });
+    }
     return {
       // A process that forgets device.destroy() must still exit: workers never hold it open.
       // (Called after the message listeners are attached: attaching one refs the worker again.)
