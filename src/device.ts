@@ -468,13 +468,13 @@ interface PreparedLaunch {
 }
 
 /**
- * Blocks claimed per atomic add: enough to make claiming cheap, few enough to balance the
+ * Blocks claimed per compare-exchange: enough to make claiming cheap (≤ 256), few enough to balance the
  * load (≈16 claims per worker), and at least total/2³⁰ so the chunk counter stays in i32.
  */
 function chunkSize(blocks: number, workers: number, seeded: boolean): number {
   if (seeded) return Math.max(1, Math.ceil(blocks / 2 ** 30));
   const balanced = Math.floor(blocks / (workers * 16));
-  return Math.max(1, Math.min(64, balanced), Math.ceil(blocks / 2 ** 30));
+  return Math.max(1, Math.min(256, balanced), Math.ceil(blocks / 2 ** 30));
 }
 
 function describe(v: unknown): string {
