@@ -37,6 +37,7 @@ export async function runBenchmarks(opts: BenchOptions, io: CommandIO): Promise<
 export function formatRecord(r: BenchRecord): string {
   const parts = [`${r.name.padEnd(22)} ${r.impl.padEnd(12)} n=${String(r.size).padEnd(10)}`];
   if (r.workers !== undefined) parts.push(`workers=${r.workers}`);
+  for (const k of ['channels', 'grid', 'threads'] as const) if (r[k] !== undefined) parts.push(`${k}=${String(r[k])}`);
   parts.push(r.ms < 0.1 ? `${(r.ms * 1000).toFixed(2)} µs` : `${r.ms.toFixed(2)} ms`);
   if (r.gbps !== undefined) parts.push(`${r.gbps.toFixed(2)} GB/s`);
   else if (r.elementsPerSec !== undefined && r.size > 1) parts.push(`${(r.elementsPerSec / 1e6).toFixed(1)} M elem/s`);
