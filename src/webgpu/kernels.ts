@@ -39,6 +39,13 @@ const reduction = (name: string, partial: WgslDtype = 'f32'): WgslKernelInfo => 
   powerOfTwoBlock: true,
 });
 
+/** Kernels whose entry point is their name and whose block size is free. */
+function kernelsOf<K extends string>(table: Record<K, WgslParam[]>): Record<K, WgslKernelInfo> {
+  const out = {} as Record<K, WgslKernelInfo>;
+  for (const name of Object.keys(table) as K[]) out[name] = { name, entryPoint: name, params: table[name], powerOfTwoBlock: false };
+  return out;
+}
+
 export const WGSL_KERNELS = {
   vecMax: reduction('vecMax'),
   vecMin: reduction('vecMin'),
@@ -57,6 +64,25 @@ export const WGSL_KERNELS = {
     ],
     powerOfTwoBlock: false,
   },
+  // STS digi sorting (seed 004, src/kernels/sts.ts): digis are u32[2n] (channel, time) words,
+  // bound as array<vec2u> in WGSL (the same bytes).
+  ...kernelsOf({
+    scanTileSums: [arr('input', 'u32'), arr('sums', 'u32'), scal('n', 'i32'), scal('itemsPerThread', 'i32')],
+    scanSingle: [arr('data', 'u32'), scal('n', 'i32'), arr('total', 'u32')],
+    scanTileApply: [arr('input', 'u32'), arr('output', 'u32'), arr('sums', 'u32'), scal('n', 'i32'), scal('itemsPerThread', 'i32')],
+    stsCheckChannels: [arr('digis', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
+    stsCountChannels: [arr('digis', 'u32'), arr('counts', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
+    stsScatterAtomic: [arr('digis', 'u32'), arr('out', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
+    stsCountChunks: [arr('digis', 'u32'), arr('hist', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32'), scal('layout', 'i32')],
+    stsColumnOffsets: [arr('counts', 'u32'), arr('colOff', 'u32'), arr('totals', 'u32'), scal('nChannels', 'i32'), scal('nRows', 'i32')],
+    stsScatterChunks: [arr('digis', 'u32'), arr('out', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
+    stsLocalOffsets: [arr('counts', 'u32'), arr('localOff', 'u32'), scal('nChannels', 'u32')],
+    stsLocalSort: [arr('digis', 'u32'), arr('tmp', 'u32'), arr('localOff', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
+    stsLocalMerge: [
+      arr('tmp', 'u32'), arr('out', 'u32'), arr('counts', 'u32'), arr('localEnd', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'),
+      scal('n', 'i32'), scal('nChannels', 'u32'),
+    ],
+  }),
 } as const satisfies Record<string, WgslKernelInfo>;
 
 export type WgslKernelName = keyof typeof WGSL_KERNELS;
