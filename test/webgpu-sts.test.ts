@@ -41,6 +41,8 @@ afterAll(async () => {
 const STS_WGSL = [
   'scanTileSums', 'scanSingle', 'scanTileApply', 'stsCheckChannels', 'stsCountChannels', 'stsScatterAtomic',
   'stsCountChunks', 'stsColumnOffsets', 'stsScatterChunks', 'stsLocalOffsets', 'stsLocalSort', 'stsLocalMerge',
+  'stsRunFlags', 'stsRunStarts', 'stsHalveRuns', 'stsMergeDigis', 'stsMergeKeys', 'stsDigisToKeys', 'stsKeysToDigis',
+  'stsTileSort', 'stsTileStarts',
 ] as const;
 
 type Arg = Uint32Array | number;
@@ -83,6 +85,11 @@ function digisWords(n: number, nChannels: number, seed: number): Uint32Array {
 }
 
 describe('STS WGSL kernels: registry', () => {
+  it('every kernel declared in src/kernels/sts.ts has a WGSL twin, and this file tests each', () => {
+    const declared = Object.values(sts).map((k) => (k as Kernel).name).sort();
+    expect(declared.filter((name) => !(name in WGSL_KERNELS))).toEqual([]);
+    expect([...STS_WGSL].sort()).toEqual(declared);
+  });
   it('every STS kernel with a WGSL twin has a declaration-equal parameter list', async () => {
     for (const name of STS_WGSL) {
       const decl = (sts as Record<string, Kernel>)[name]!;
@@ -209,8 +216,95 @@ describe('STS counting kernels: webgpu vs wasm', () => {
   });
 });
 
+/** A u64[] device array from u32 (lo, hi) words. */
+async function launchOn64(dev: GpuDevice, kernel: Kernel, shape: { grid: number; block: number; sharedBytes?: number }, args: (Arg | { u64: Uint32Array })[]): Promise<Uint32Array[]> {
+  const arrays = await Promise.all(args.map((a) => {
+    if (typeof a === 'number') return null;
+    if (a instanceof Uint32Array) return dev.upload('u32', a.length ? a : new Uint32Array(1));
+    const words = a.u64.length ? a.u64 : new Uint32Array(2);
+    return dev.upload('u64', new BigUint64Array(words.buffer, words.byteOffset, words.length / 2));
+  }));
+  try {
+    await dev.launch(kernel, shape, args.map((a, k) => (typeof a === 'number' ? a : arrays[k]!)) as KernelArgs);
+    const outs: Uint32Array[] = [];
+    for (let k = 0; k < args.length; k++) {
+      const a = args[k]!;
+      if (typeof a === 'number') continue;
+      const r = await arrays[k]!.read();
+      const w = r instanceof BigUint64Array ? new Uint32Array(r.buffer, r.byteOffset, 2 * r.length) : (r as Uint32Array);
+      outs.push(w.slice(0, a instanceof Uint32Array ? a.length : a.u64.length));
+    }
+    return outs;
+  } finally {
+    for (const a of arrays) a?.free();
+  }
+}
+
+async function same64(kernel: Kernel, shape: { grid: number; block: number; sharedBytes?: number }, args: (Arg | { u64: Uint32Array })[], what = ''): Promise<Uint32Array[]> {
+  const a = await launchOn64(wasm, kernel, shape, args);
+  const b = await launchOn64(gpu, kernel, shape, args);
+  for (let k = 0; k < a.length; k++) expect(b[k], `${kernel.name} ${what}: array argument ${k}`).toEqual(a[k]);
+  return b;
+}
+
+/** Run starts of digis (host), as stsRunFlags + scan + stsRunStarts compute them. */
+function runStarts(d: Uint32Array, n: number): Uint32Array {
+  const s: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i === 0 || d[2 * i - 2]! > d[2 * i]! || (d[2 * i - 2] === d[2 * i] && d[2 * i - 1]! > d[2 * i + 1]!)) s.push(i);
+  }
+  s.push(n);
+  return Uint32Array.from(s);
+}
+
+describe('STS merge-sort and key-sort kernels: webgpu vs wasm', () => {
+  const sizes = [[1, 1], [2, 3], [257, 1], [1000, 7], [5003, 300], [40_000, 4099]] as const;
+  it('stsRunFlags, stsRunStarts, stsHalveRuns', async () => {
+    let seed = 400;
+    for (const [n, k] of sizes) {
+      const d = digisWords(n, k, seed++);
+      const [, flags] = await same(sts.stsRunFlags, { grid: 3, block: 96 }, [d, new Uint32Array(n), n]);
+      const pos = new Uint32Array(n);
+      let r = 0;
+      for (let i = 0; i < n; i++) { pos[i] = r; r += flags![i]!; }
+      const [, , starts] = await same(sts.stsRunStarts, { grid: 2, block: 256 }, [d, pos, new Uint32Array(r + 1), n, r]);
+      expect(starts).toEqual(runStarts(d, n));
+      await same(sts.stsHalveRuns, { grid: 1, block: 5 }, [starts!, new Uint32Array(Math.ceil(r / 2) + 1), r, n]);
+    }
+  });
+  it('stsMergeDigis and stsMergeKeys: one round, several elements per thread', async () => {
+    let seed = 500;
+    for (const [n, k] of sizes) {
+      const d = digisWords(n, k, seed++);
+      const starts = runStarts(d, n);
+      const r = starts.length - 1;
+      for (const per of [1, 3, 256]) {
+        const shape = { grid: Math.max(1, Math.min(64, Math.ceil(n / per / 32))), block: 32 };
+        await same(sts.stsMergeDigis, shape, [d, new Uint32Array(2 * n), starts, r, n, per], `n=${n} per=${per}`);
+        const keys = new Uint32Array(2 * n);
+        for (let i = 0; i < n; i++) { keys[2 * i] = d[2 * i + 1]!; keys[2 * i + 1] = d[2 * i]!; }
+        await same64(sts.stsMergeKeys, shape, [{ u64: keys }, { u64: new Uint32Array(2 * n) }, starts, r, n, per], `n=${n} per=${per}`);
+      }
+    }
+  });
+  it('stsDigisToKeys, stsKeysToDigis, stsTileStarts, stsTileSort (tiles of 2·block, padded tail)', async () => {
+    let seed = 600;
+    for (const [n, k] of [[0, 1], ...sizes] as const) {
+      const d = digisWords(n, k, seed++);
+      const [, keys] = await same64(sts.stsDigisToKeys, { grid: 2, block: 64 }, [d, { u64: new Uint32Array(2 * n) }, n]);
+      await same64(sts.stsKeysToDigis, { grid: 2, block: 64 }, [{ u64: keys! }, new Uint32Array(2 * n), n]);
+      for (const block of [1, 2, 64, 256]) {
+        const tile = 2 * block;
+        const nTiles = Math.ceil(n / tile);
+        if (n > 0) await same64(sts.stsTileSort, { grid: nTiles, block, sharedBytes: 8 * tile }, [{ u64: keys! }, n], `n=${n} block=${block}`);
+        await same(sts.stsTileStarts, { grid: 1, block: 100 }, [new Uint32Array(nTiles + 1), nTiles, tile, n]);
+      }
+    }
+  });
+});
+
 describe('stsSort on webgpu', () => {
-  const methods = ['chunked', 'local', 'atomic'] as const;
+  const methods = ['chunked', 'local', 'atomic', 'merge', 'key'] as const;
   it('equals wasm: order-preserving methods exactly, atomic per channel', async () => {
     let seed = 300;
     for (const [n, k] of [[0, 4], [1, 1], [1, 9], [2, 2], [257, 1], [1023, 17], [50_001, 1000], [30_000, 200_000]] as const) {

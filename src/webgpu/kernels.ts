@@ -11,9 +11,10 @@ import { configuredBaseUrl } from '../platform.js';
 
 /**
  * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
- * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes.
+ * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes (the
+ * STS kernels bind u64 keys as array<u32>, words 2i and 2i+1, the same bytes).
  */
-export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
+export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64' | 'u64';
 
 export interface WgslParam {
   name: string;
@@ -82,6 +83,15 @@ export const WGSL_KERNELS = {
       arr('tmp', 'u32'), arr('out', 'u32'), arr('counts', 'u32'), arr('localEnd', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'),
       scal('n', 'i32'), scal('nChannels', 'u32'),
     ],
+    stsRunFlags: [arr('digis', 'u32'), arr('flags', 'u32'), scal('n', 'i32')],
+    stsRunStarts: [arr('digis', 'u32'), arr('pos', 'u32'), arr('starts', 'u32'), scal('n', 'i32'), scal('nRuns', 'i32')],
+    stsHalveRuns: [arr('starts', 'u32'), arr('next', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32')],
+    stsMergeDigis: [arr('src', 'u32'), arr('dst', 'u32'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
+    stsMergeKeys: [arr('src', 'u64'), arr('dst', 'u64'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
+    stsDigisToKeys: [arr('digis', 'u32'), arr('keys', 'u64'), scal('n', 'i32')],
+    stsKeysToDigis: [arr('keys', 'u64'), arr('digis', 'u32'), scal('n', 'i32')],
+    stsTileSort: [arr('keys', 'u64'), scal('n', 'i32')],
+    stsTileStarts: [arr('starts', 'u32'), scal('nTiles', 'i32'), scal('tile', 'i32'), scal('n', 'i32')],
   }),
 } as const satisfies Record<string, WgslKernelInfo>;
 

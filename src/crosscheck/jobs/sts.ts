@@ -1,5 +1,5 @@
-// Cross-check job for the CBM STS digi sorts (seed 004) on every method the webgpu backend runs:
-// 'chunked' and 'local' are order preserving, so their sorted (channel, time) columns must be
+// Cross-check job for the CBM STS digi sorts (seed 004), every method: 'chunked' and 'local' are
+// order preserving and 'merge' and 'key' sort by (channel, time), so their sorted columns must be
 // identical on every backend; 'atomic' places a channel's digis in the order threads won the
 // atomicAdd, so its channel column is exact and each channel's times are compared as a multiset
 // (the run sorts the times inside every channel segment before returning them).
@@ -9,8 +9,8 @@ import type { Comparison, Job, OutputValue } from '../types.js';
 
 export interface StsSortInputs { digis: StsDigis; nChannels: number }
 
-/** The methods the job runs (those with WGSL kernels): order preserving first. */
-export const STS_CROSSCHECK_METHODS: readonly StsSortMethod[] = ['chunked', 'local', 'atomic'];
+/** The methods the job runs: the deterministic ones first. */
+export const STS_CROSSCHECK_METHODS: readonly StsSortMethod[] = ['chunked', 'local', 'merge', 'key', 'atomic'];
 
 /** Channel counts the job's generator cycles through by seed: one channel up to 2^17. */
 const CHANNELS = [1, 3, 256, 1000, 4099, 1 << 17];
@@ -30,7 +30,7 @@ export function sortTimesPerChannel(channel: Uint32Array, time: Uint32Array): Ui
 
 export const stsSortJob: Job<StsSortInputs> = {
   name: 'sts-sort',
-  description: 'CBM STS digi sort: chunked and local (channel, time) exact; atomic channels exact, times per channel as a multiset',
+  description: 'CBM STS digi sort: chunked, local, merge and key (channel, time) exact; atomic channels exact, times per channel as a multiset',
   defaultSize: 1 << 20,
   edgeSizes: [0, 1, 2, 3, 63, 64, 65, 255, 256, 257, 1000, 4097],
   generate(n, seed) {

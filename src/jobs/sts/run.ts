@@ -350,7 +350,11 @@ async function sortKey(ctx: Ctx): Promise<void> {
     launches.push(await device.launch(stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
     await checkBad(ctx, bad);
   });
-  const tileBlock = ctx.options.tileBlock ?? 512;
+  // Default 512 threads (1024-key tiles), or the largest power of two the device allows (256 on
+  // SwiftShader: 512-key tiles; the sorted result is the same).
+  let fit = 512;
+  while (fit > device.maxThreadsPerBlock) fit >>= 1;
+  const tileBlock = ctx.options.tileBlock ?? fit;
   if (!Number.isInteger(tileBlock) || tileBlock < 1 || (tileBlock & (tileBlock - 1)) !== 0 || tileBlock > 1024 || 16 * tileBlock > device.sharedMemoryLimit) {
     throw new StsInputError(`tileBlock must be a power of two ≤ 1024 whose tile fits shared memory, got ${String(tileBlock)}`);
   }
