@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs simt's WebGPU cross-check and benchmark on a GPU machine without Node.js, from a folder made
 # by scripts/webgpu-remote-pack.sh. Usage: webgpu-remote-run.sh DIR [SIZE]   (SIZE default 16M)
+# JOBS (default: every cross-check job) picks the jobs, SEEDS (default 1) their seeds, and
+# NO_BENCH=1 skips the benchmark.
 # Writes DIR/../ nothing; results go to stdout and, when OUTDIR is set, to $OUTDIR/*.json.
 set -uo pipefail
 DIR=$(cd "${1:?usage: webgpu-remote-run.sh DIR [SIZE]}" && pwd)
@@ -36,16 +38,21 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,m
 # 3. What simt sees, the cross-checks, the benchmark.
 node bin/simt.js info || echo "simt info exited $?"
 rc=0
-for job in vecMax vecMin vecSum countModules; do
-  if [ -n "$OUTDIR" ]; then
-    node bin/simt.js crosscheck "$job" --size "$SIZE" --json > "$OUTDIR/crosscheck-$job.json"; r=$?
-    node -e "const r=require('$OUTDIR/crosscheck-$job.json'); console.log('crosscheck', r.job, r.equal ? 'equal' : 'DIFFER', r.runs.map(x=>x.backend+' '+x.elapsedMs.toFixed(1)+' ms').join(', '))"
-  else
-    node bin/simt.js crosscheck "$job" --size "$SIZE"; r=$?
-  fi
-  [ $r -eq 0 ] || rc=$r
+for job in ${JOBS:-vecMax vecMin vecSum countModules sts-sort}; do
+  for seed in ${SEEDS:-1}; do
+    if [ -n "$OUTDIR" ]; then
+      f="$OUTDIR/crosscheck-$job${SEEDS:+-$seed}.json"
+      node bin/simt.js crosscheck "$job" --size "$SIZE" --seed "$seed" --json > "$f"; r=$?
+      node -e "const r=require('$f'); console.log('crosscheck', r.job, 'seed $seed', r.equal ? 'equal' : 'DIFFER', r.runs.map(x=>x.backend+' '+x.elapsedMs.toFixed(1)+' ms').join(', '))"
+    else
+      node bin/simt.js crosscheck "$job" --size "$SIZE" --seed "$seed"; r=$?
+    fi
+    [ $r -eq 0 ] || rc=$r
+  done
 done
-if [ -n "$OUTDIR" ]; then
+if [ -n "${NO_BENCH:-}" ]; then
+  :
+elif [ -n "$OUTDIR" ]; then
   node scripts/bench-suite.mjs webgpu --json ${QUICK:+--quick} > "$OUTDIR/bench-webgpu.json" 2> >(tee "$OUTDIR/bench-webgpu.log" >&2) || rc=$?
 else
   node scripts/bench-suite.mjs webgpu ${QUICK:+--quick} || rc=$?

@@ -1,4 +1,4 @@
 export { crossCheck, reportToJson } from './crossCheck.js';
 export { compareOutput, ulpDistance } from './compare.js';
-export { jobs, registerJob, getJob, countModulesJob, vecMaxJob, vecMinJob, vecSumJob } from './jobs/index.js';
+export { jobs, registerJob, getJob, countModulesJob, stsSortJob, vecMaxJob, vecMinJob, vecSumJob } from './jobs/index.js';
 export type { Job, Comparison, CrossCheckOptions, CrossCheckReport, OutputReport, OutputValue, Difference, BackendRun } from './types.js';

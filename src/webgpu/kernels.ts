@@ -11,9 +11,10 @@ import { configuredBaseUrl } from '../platform.js';
 
 /**
  * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
- * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes.
+ * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes (the
+ * STS kernels bind u64 keys as array<u32>, words 2i and 2i+1, the same bytes).
  */
-export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
+export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64' | 'u64';
 
 export interface WgslParam {
   name: string;
@@ -39,6 +40,13 @@ const reduction = (name: string, partial: WgslDtype = 'f32'): WgslKernelInfo => 
   powerOfTwoBlock: true,
 });
 
+/** Kernels whose entry point is their name and whose block size is free. */
+function kernelsOf<K extends string>(table: Record<K, WgslParam[]>): Record<K, WgslKernelInfo> {
+  const out = {} as Record<K, WgslKernelInfo>;
+  for (const name of Object.keys(table) as K[]) out[name] = { name, entryPoint: name, params: table[name], powerOfTwoBlock: false };
+  return out;
+}
+
 export const WGSL_KERNELS = {
   vecMax: reduction('vecMax'),
   vecMin: reduction('vecMin'),
@@ -57,6 +65,34 @@ export const WGSL_KERNELS = {
     ],
     powerOfTwoBlock: false,
   },
+  // STS digi sorting (seed 004, src/kernels/sts.ts): digis are u32[2n] (channel, time) words,
+  // bound as array<vec2u> in WGSL (the same bytes).
+  ...kernelsOf({
+    scanTileSums: [arr('input', 'u32'), arr('sums', 'u32'), scal('n', 'i32'), scal('itemsPerThread', 'i32')],
+    scanSingle: [arr('data', 'u32'), scal('n', 'i32'), arr('total', 'u32')],
+    scanTileApply: [arr('input', 'u32'), arr('output', 'u32'), arr('sums', 'u32'), scal('n', 'i32'), scal('itemsPerThread', 'i32')],
+    stsCheckChannels: [arr('digis', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
+    stsCountChannels: [arr('digis', 'u32'), arr('counts', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
+    stsScatterAtomic: [arr('digis', 'u32'), arr('out', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
+    stsCountChunks: [arr('digis', 'u32'), arr('hist', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32'), scal('layout', 'i32')],
+    stsColumnOffsets: [arr('counts', 'u32'), arr('colOff', 'u32'), arr('totals', 'u32'), scal('nChannels', 'i32'), scal('nRows', 'i32')],
+    stsScatterChunks: [arr('digis', 'u32'), arr('out', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
+    stsLocalOffsets: [arr('counts', 'u32'), arr('localOff', 'u32'), scal('nChannels', 'u32')],
+    stsLocalSort: [arr('digis', 'u32'), arr('tmp', 'u32'), arr('localOff', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
+    stsLocalMerge: [
+      arr('tmp', 'u32'), arr('out', 'u32'), arr('counts', 'u32'), arr('localEnd', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'),
+      scal('n', 'i32'), scal('nChannels', 'u32'),
+    ],
+    stsRunFlags: [arr('digis', 'u32'), arr('flags', 'u32'), scal('n', 'i32')],
+    stsRunStarts: [arr('digis', 'u32'), arr('pos', 'u32'), arr('starts', 'u32'), scal('n', 'i32'), scal('nRuns', 'i32')],
+    stsHalveRuns: [arr('starts', 'u32'), arr('next', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32')],
+    stsMergeDigis: [arr('src', 'u32'), arr('dst', 'u32'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
+    stsMergeKeys: [arr('src', 'u64'), arr('dst', 'u64'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
+    stsDigisToKeys: [arr('digis', 'u32'), arr('keys', 'u64'), scal('n', 'i32')],
+    stsKeysToDigis: [arr('keys', 'u64'), arr('digis', 'u32'), scal('n', 'i32')],
+    stsTileSort: [arr('keys', 'u64'), scal('n', 'i32')],
+    stsTileStarts: [arr('starts', 'u32'), scal('nTiles', 'i32'), scal('tile', 'i32'), scal('n', 'i32')],
+  }),
 } as const satisfies Record<string, WgslKernelInfo>;
 
 export type WgslKernelName = keyof typeof WGSL_KERNELS;

@@ -172,7 +172,18 @@ function elementShape(ctx: Ctx, count: number): { grid: number; block: number } 
   return gridStrideShape(ctx.device, count, ctx.options.block ?? 256);
 }
 
+/** Histogram cells (nChannels × chunks) the webgpu default stays within: 16 MiB per table. */
+const WEBGPU_DEFAULT_CELLS = 1 << 22;
+
 function chunkShape(ctx: Ctx): { grid: number; block: number; threads: number } {
+  if (ctx.options.chunks === undefined && ctx.device.backend === 'webgpu') {
+    // A GPU wants many chunk owners: the largest power of two ≤ 1024 whose tables stay within
+    // WEBGPU_DEFAULT_CELLS, in blocks of up to 64 (valid on any adapter: WebGPU guarantees 256).
+    let threads = 1024;
+    while (threads > 1 && threads * ctx.nChannels > WEBGPU_DEFAULT_CELLS) threads >>= 1;
+    const block = Math.min(64, threads, ctx.device.maxThreadsPerBlock);
+    return { grid: threads / block, block, threads };
+  }
   const threads = ctx.options.chunks ?? Math.max(1, ctx.device.workers) * 4;
   if (!Number.isInteger(threads) || threads < 1) throw new StsInputError(`chunks must be a positive integer, got ${String(threads)}`);
   return { grid: threads, block: 1, threads };
@@ -339,7 +350,11 @@ async function sortKey(ctx: Ctx): Promise<void> {
     launches.push(await device.launch(stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
     await checkBad(ctx, bad);
   });
-  const tileBlock = ctx.options.tileBlock ?? 512;
+  // Default 512 threads (1024-key tiles), or the largest power of two the device allows (256 on
+  // SwiftShader: 512-key tiles; the sorted result is the same).
+  let fit = 512;
+  while (fit > device.maxThreadsPerBlock) fit >>= 1;
+  const tileBlock = ctx.options.tileBlock ?? fit;
   if (!Number.isInteger(tileBlock) || tileBlock < 1 || (tileBlock & (tileBlock - 1)) !== 0 || tileBlock > 1024 || 16 * tileBlock > device.sharedMemoryLimit) {
     throw new StsInputError(`tileBlock must be a power of two ≤ 1024 whose tile fits shared memory, got ${String(tileBlock)}`);
   }

@@ -3,6 +3,7 @@
 import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
 import type { DeviceArray } from '../../memory/deviceArray.js';
 import { scanSingle, scanTileApply, scanTileSums } from '../../kernels/sts.js';
+import type { WebGpuDevice } from '../../webgpu/device.js';
 
 export interface ScanShape {
   /** Threads per block (default 256). */
@@ -22,7 +23,9 @@ export async function exclusiveScan(
   device: GpuDevice, input: DeviceArray<'u32'>, output: DeviceArray<'u32'>, n: number,
   shape: Partial<ScanShape> = {}, launches: LaunchStats[] = [],
 ): Promise<number> {
-  const { block, itemsPerThread } = { ...DEFAULT_SCAN_SHAPE, ...shape };
+  const { block: wanted, itemsPerThread } = { ...DEFAULT_SCAN_SHAPE, ...shape };
+  // The default block is capped by the device (WebGPU adapters allow 256 invocations or fewer).
+  const block = shape.block === undefined ? Math.min(wanted, device.maxThreadsPerBlock) : wanted;
   if (n > input.length || n > output.length) throw new RangeError(`scan of ${n} items over arrays of ${input.length} / ${output.length}`);
   if (n === 0) return 0;
   const tile = block * itemsPerThread;
@@ -33,7 +36,19 @@ export async function exclusiveScan(
     const shared = 4 * block;
     launches.push(await device.launch(scanTileSums, { grid: tiles, block, sharedBytes: shared }, [input, sums, n, itemsPerThread]));
     launches.push(await device.launch(scanSingle, { grid: 1, block, sharedBytes: shared }, [sums, tiles, total]));
-    launches.push(await device.launch(scanTileApply, { grid: tiles, block, sharedBytes: shared }, [input, output, sums, n, itemsPerThread]));
+    if (input === output && device.backend === 'webgpu') {
+      // WebGPU cannot bind one buffer as a dispatch's read-only input and its output: scan into
+      // a temporary, then copy it back (the wasm kernel scans in place).
+      const tmp = device.alloc('u32', n);
+      try {
+        launches.push(await device.launch(scanTileApply, { grid: tiles, block, sharedBytes: shared }, [input, tmp, sums, n, itemsPerThread]));
+        await (device as WebGpuDevice).copyArray(tmp, output, n);
+      } finally {
+        tmp.free();
+      }
+    } else {
+      launches.push(await device.launch(scanTileApply, { grid: tiles, block, sharedBytes: shared }, [input, output, sums, n, itemsPerThread]));
+    }
     return (await total.read())[0]!;
   } finally {
     sums.free();
