@@ -11,9 +11,9 @@ import { configuredBaseUrl } from '../platform.js';
 
 /**
  * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
- * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes.
+ * u32 word; 'u8' (a byte store such as the pixel SoA) as four per u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes.
  */
-export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
+export type WgslDtype = 'u8' | 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
 
 export interface WgslParam {
   name: string;
@@ -54,6 +54,32 @@ export const WGSL_KERNELS = {
       arr('clusterId', 'i32'),
       scal('numElements', 'i32'),
       scal('nMaxModules', 'u32'),
+    ],
+    powerOfTwoBlock: false,
+  },
+  // The CMS pixel kernels on the SiPixelDigisCUDASOAView store: one u8 allocation, bound in WGSL
+  // as array<atomic<u32>> and addressed by column word offset (see pixelCountModules.wgsl).
+  pixelCountModules: {
+    name: 'pixelCountModules',
+    entryPoint: 'pixelCountModules',
+    params: [arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), scal('numElements', 'i32'), scal('nMaxModules', 'u32')],
+    powerOfTwoBlock: false,
+  },
+  pixelFindClus: {
+    name: 'pixelFindClus',
+    entryPoint: 'pixelFindClus',
+    params: [
+      arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), arr('nClustersInModule', 'u32'),
+      arr('moduleId', 'u32'), scal('numElements', 'i32'),
+    ],
+    powerOfTwoBlock: false,
+  },
+  pixelClusterChargeCut: {
+    name: 'pixelClusterChargeCut',
+    entryPoint: 'pixelClusterChargeCut',
+    params: [
+      arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), arr('nClustersInModule', 'u32'),
+      scal('numElements', 'i32'), scal('layer1Threshold', 'i32'), scal('otherThreshold', 'i32'),
     ],
     powerOfTwoBlock: false,
   },

@@ -2,9 +2,10 @@
 // here and add it to BUILTIN below, or call registerJob() from anywhere before crossCheck/the CLI.
 import type { Job } from '../types.js';
 import { countModulesJob } from './countModules.js';
+import { pixelJob } from './pixel.js';
 import { vecMaxJob, vecMinJob, vecSumJob } from './reductions.js';
 
-const BUILTIN: Job[] = [vecMaxJob, vecMinJob, vecSumJob, countModulesJob];
+const BUILTIN: Job[] = [vecMaxJob, vecMinJob, vecSumJob, countModulesJob, pixelJob];
 
 /** Every known job, by name. */
 export const jobs = new Map<string, Job>(BUILTIN.map((j) => [j.name, j]));
@@ -20,4 +21,4 @@ export function getJob(name: string): Job {
   return j;
 }
 
-export { countModulesJob, vecMaxJob, vecMinJob, vecSumJob };
+export { countModulesJob, pixelJob, vecMaxJob, vecMinJob, vecSumJob };
