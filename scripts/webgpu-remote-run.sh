@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs simt's WebGPU cross-check and benchmark on a GPU machine without Node.js, from a folder made
 # by scripts/webgpu-remote-pack.sh. Usage: webgpu-remote-run.sh DIR [SIZE]   (SIZE default 16M)
+# JOBS="a b" picks the cross-check jobs (default: all); NOBENCH=1 skips the benchmark.
 # Writes DIR/../ nothing; results go to stdout and, when OUTDIR is set, to $OUTDIR/*.json.
 set -uo pipefail
 DIR=$(cd "${1:?usage: webgpu-remote-run.sh DIR [SIZE]}" && pwd)
@@ -36,7 +37,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,m
 # 3. What simt sees, the cross-checks, the benchmark.
 node bin/simt.js info || echo "simt info exited $?"
 rc=0
-for job in vecMax vecMin vecSum countModules; do
+for job in ${JOBS:-vecMax vecMin vecSum countModules pixel}; do
   if [ -n "$OUTDIR" ]; then
     node bin/simt.js crosscheck "$job" --size "$SIZE" --json > "$OUTDIR/crosscheck-$job.json"; r=$?
     node -e "const r=require('$OUTDIR/crosscheck-$job.json'); console.log('crosscheck', r.job, r.equal ? 'equal' : 'DIFFER', r.runs.map(x=>x.backend+' '+x.elapsedMs.toFixed(1)+' ms').join(', '))"
@@ -45,7 +46,9 @@ for job in vecMax vecMin vecSum countModules; do
   fi
   [ $r -eq 0 ] || rc=$r
 done
-if [ -n "$OUTDIR" ]; then
+if [ -n "${NOBENCH:-}" ]; then
+  :
+elif [ -n "$OUTDIR" ]; then
   node scripts/bench-suite.mjs webgpu --json ${QUICK:+--quick} > "$OUTDIR/bench-webgpu.json" 2> >(tee "$OUTDIR/bench-webgpu.log" >&2) || rc=$?
 else
   node scripts/bench-suite.mjs webgpu ${QUICK:+--quick} || rc=$?

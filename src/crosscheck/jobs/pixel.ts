@@ -57,7 +57,8 @@ export const pixelJob: Job<PixelJobInputs> = {
   name: 'pixel',
   description: 'CMS pixel clustering (countModules, findClus, charge cut): clusterId as a partition per module, ' +
     'clusters per module exact, moduleStart as a sorted set',
-  defaultSize: 20_000,
+  // ~200 modules: SwiftShader takes seconds per 100 findClus workgroups.
+  defaultSize: 4000,
   edgeSizes: [0, 1, 2, 3, 4, 40, 4000],
   generate: pixelJobInputs,
   run: runPixel,
