@@ -58,8 +58,15 @@ fn setId(i: u32, v: u32) {
 fn clusLoad(i: u32) -> i32 { return bitcast<i32>(atomicLoad(&store[i])); }
 fn clusStore(i: u32, v: i32) { atomicStore(&store[i], bitcast<u32>(v)); }
 
-fn broadcast(v: u32, t: u32) -> u32 {
+// __syncthreads(): the store (clus, moduleInd) is storage memory, so phases that read what other
+// invocations wrote need storageBarrier() as well as workgroupBarrier().
+fn syncthreads() {
+  storageBarrier();
   workgroupBarrier();
+}
+
+fn broadcast(v: u32, t: u32) -> u32 {
+  syncthreads();
   if (t == 0u) { uniformWord = v; }
   return workgroupUniformLoad(&uniformWord);
 }
@@ -87,9 +94,9 @@ fn pixelClusterChargeCut(@builtin(local_invocation_index) t: u32, @builtin(workg
       }
       nclus = maxNumClustersPerModules;
     }
-    workgroupBarrier();
+    syncthreads();
     for (var c = t; c < nclus; c += nt) { atomicStore(&charge[c], 0); }
-    workgroupBarrier();
+    syncthreads();
     // atomicAdd(&charge[clusterId[i]], adc[i])
     for (var i = firstPixel + t; i < numElements; i += nt) {
       let v = u16At(kMODULEIND, i);
@@ -97,14 +104,14 @@ fn pixelClusterChargeCut(@builtin(local_invocation_index) t: u32, @builtin(workg
       if (v != thisModuleId) { break; }
       atomicAdd(&charge[u32(clusLoad(i))], i32(u16At(kADC, i)));
     }
-    workgroupBarrier();
+    syncthreads();
     let cut = select(launch.otherThreshold, launch.layer1Threshold, thisModuleId < layer1End);
     for (var c = t; c < nclus; c += nt) {
       let good = select(0u, 1u, atomicLoad(&charge[c]) > cut);
       ok[c] = good;
       newclusId[c] = good;
     }
-    workgroupBarrier();
+    syncthreads();
     // blockPrefixScan(newclusId, nclus): inclusive (thread 0)
     if (t == 0u) {
       var run = 0u;
@@ -113,14 +120,14 @@ fn pixelClusterChargeCut(@builtin(local_invocation_index) t: u32, @builtin(workg
         newclusId[c] = run;
       }
     }
-    workgroupBarrier();
+    syncthreads();
     let kept = broadcast(newclusId[nclus - 1u], t);
     if (kept == nclus) { continue; }
     if (t == 0u) { nClustersInModule[thisModuleId] = kept; }
     for (var c = t; c < nclus; c += nt) {
       if (ok[c] == 0u) { newclusId[c] = invalidModuleId + 1u; }
     }
-    workgroupBarrier();
+    syncthreads();
     for (var i = firstPixel + t; i < numElements; i += nt) {
       let v = u16At(kMODULEIND, i);
       if (v == invalidModuleId) { continue; }
@@ -129,6 +136,6 @@ fn pixelClusterChargeCut(@builtin(local_invocation_index) t: u32, @builtin(workg
       clusStore(i, c);
       if (c == i32(invalidModuleId)) { setId(i, invalidModuleId); }
     }
-    workgroupBarrier();
+    syncthreads();
   }
 }

@@ -62,20 +62,27 @@ fn u16At(loc: u32, i: u32) -> u32 {
 fn clusLoad(i: u32) -> i32 { return bitcast<i32>(atomicLoad(&store[i])); }
 fn clusStore(i: u32, v: i32) { atomicStore(&store[i], bitcast<u32>(v)); }
 
+// __syncthreads(): the store (clus, moduleInd) is storage memory, so phases that read what other
+// invocations wrote need storageBarrier() as well as workgroupBarrier().
+fn syncthreads() {
+  storageBarrier();
+  workgroupBarrier();
+}
+
 // Thread 0's value, seen by the whole workgroup (a barrier; uniform for the analysis).
 fn broadcast(v: u32, t: u32) -> u32 {
-  workgroupBarrier();
+  syncthreads();
   if (t == 0u) { uniformWord = v; }
   return workgroupUniformLoad(&uniformWord);
 }
 
 // __syncthreads_or(pred)
 fn syncthreadsOr(pred: bool, t: u32) -> bool {
-  workgroupBarrier();
+  syncthreads();
   if (t == 0u) { atomicStore(&anyMore, 0u); }
-  workgroupBarrier();
+  syncthreads();
   if (pred) { atomicStore(&anyMore, 1u); }
-  workgroupBarrier();
+  syncthreads();
   if (t == 0u) { uniformWord = atomicLoad(&anyMore); }
   return workgroupUniformLoad(&uniformWord) != 0u;
 }
@@ -91,9 +98,9 @@ fn pixelFindClus(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id)
   for (var blk = wg.x + launch.blockOffset; blk < endModule; blk += launch.gridDim.x) {
     let firstPixel = moduleStart[1u + blk];
     let thisModuleId = u16At(kMODULEIND, firstPixel);
-    workgroupBarrier();
+    syncthreads();
     if (t == 0u) { atomicStore(&msize, numElements); }
-    workgroupBarrier();
+    syncthreads();
     // find the first pixel of another blk
     for (var i = firstPixel + t; i < numElements; i += nt) {
       let v = u16At(kMODULEIND, i);
@@ -105,19 +112,19 @@ fn pixelFindClus(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id)
     }
     // init hist
     for (var j = t; j <= nbins; j += nt) { atomicStore(&off[j], 0u); }
-    workgroupBarrier();
+    syncthreads();
     if (t == 0u) {
       let m = atomicLoad(&msize);
       if (m - firstPixel > maxPixInModule) { atomicStore(&msize, maxPixInModule + firstPixel); }
     }
-    workgroupBarrier();
+    syncthreads();
     let ms = atomicLoad(&msize);
     // fill histo: count
     for (var i = firstPixel + t; i < ms; i += nt) {
       if (u16At(kMODULEIND, i) == invalidModuleId) { continue; }
       atomicAdd(&off[u16At(kYY, i)], 1u);
     }
-    workgroupBarrier();
+    syncthreads();
     // finalize: inclusive prefix sum of the counts (thread 0)
     if (t == 0u) {
       var total = 0u;
@@ -126,14 +133,14 @@ fn pixelFindClus(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id)
         atomicStore(&off[b], total);
       }
     }
-    workgroupBarrier();
+    syncthreads();
     // fill: w = atomicDec(&off[bin]) - 1; bins[w] = i - firstPixel
     for (var i = firstPixel + t; i < ms; i += nt) {
       if (u16At(kMODULEIND, i) == invalidModuleId) { continue; }
       let w = atomicSub(&off[u16At(kYY, i)], 1u) - 1u;
       bins[w] = i - firstPixel;
     }
-    workgroupBarrier();
+    syncthreads();
     let hsize = atomicLoad(&off[nbins]);
     // fill NN
     var k = 0u;
@@ -184,7 +191,7 @@ fn pixelFindClus(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id)
     }
     // count the clusters: roots get -(atomicInc(&foundClusters, 0xffffffff) + 1)
     if (t == 0u) { atomicStore(&foundClusters, 0u); }
-    workgroupBarrier();
+    syncthreads();
     for (var i = firstPixel + t; i < ms; i += nt) {
       if (u16At(kMODULEIND, i) == invalidModuleId) { continue; }
       if (clusLoad(i) == i32(i)) {
@@ -192,20 +199,20 @@ fn pixelFindClus(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id)
         clusStore(i, -(i32(old) + 1));
       }
     }
-    workgroupBarrier();
+    syncthreads();
     // propagate the negative id to every pixel of the cluster
     for (var i = firstPixel + t; i < ms; i += nt) {
       if (u16At(kMODULEIND, i) == invalidModuleId) { continue; }
       let c = clusLoad(i);
       if (c >= 0) { clusStore(i, clusLoad(u32(c))); }
     }
-    workgroupBarrier();
+    syncthreads();
     // positive ids from 0; invalid pixels get invalidClusterId
     for (var i = firstPixel + t; i < ms; i += nt) {
       if (u16At(kMODULEIND, i) == invalidModuleId) { clusStore(i, invalidClusterId); continue; }
       clusStore(i, -clusLoad(i) - 1);
     }
-    workgroupBarrier();
+    syncthreads();
     if (t == 0u) {
       nClustersInModule[thisModuleId] = atomicLoad(&foundClusters);
       moduleId[blk] = thisModuleId;
