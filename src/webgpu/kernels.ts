@@ -11,10 +11,11 @@ import { configuredBaseUrl } from '../platform.js';
 
 /**
  * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
- * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes (the
- * STS kernels bind u64 keys as array<u32>, words 2i and 2i+1, the same bytes).
+ * u32 word; 'u8' (a byte store such as the pixel SoA) as four per u32 word; 'f64' (and 'i64'/'u64')
+ * as array<vec2u>, the (lo, hi) words of the host's bytes (the STS kernels bind u64 keys as
+ * array<u32>, words 2i and 2i+1, the same bytes).
  */
-export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64' | 'u64';
+export type WgslDtype = 'u8' | 'u16' | 'i32' | 'u32' | 'f32' | 'f64' | 'u64';
 
 export interface WgslParam {
   name: string;
@@ -93,6 +94,32 @@ export const WGSL_KERNELS = {
     stsTileSort: [arr('keys', 'u64'), scal('n', 'i32')],
     stsTileStarts: [arr('starts', 'u32'), scal('nTiles', 'i32'), scal('tile', 'i32'), scal('n', 'i32')],
   }),
+  // The CMS pixel kernels on the SiPixelDigisCUDASOAView store: one u8 allocation, bound in WGSL
+  // as array<atomic<u32>> and addressed by column word offset (see pixelCountModules.wgsl).
+  pixelCountModules: {
+    name: 'pixelCountModules',
+    entryPoint: 'pixelCountModules',
+    params: [arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), scal('numElements', 'i32'), scal('nMaxModules', 'u32')],
+    powerOfTwoBlock: false,
+  },
+  pixelFindClus: {
+    name: 'pixelFindClus',
+    entryPoint: 'pixelFindClus',
+    params: [
+      arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), arr('nClustersInModule', 'u32'),
+      arr('moduleId', 'u32'), scal('numElements', 'i32'),
+    ],
+    powerOfTwoBlock: false,
+  },
+  pixelClusterChargeCut: {
+    name: 'pixelClusterChargeCut',
+    entryPoint: 'pixelClusterChargeCut',
+    params: [
+      arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), arr('nClustersInModule', 'u32'),
+      scal('numElements', 'i32'), scal('layer1Threshold', 'i32'), scal('otherThreshold', 'i32'),
+    ],
+    powerOfTwoBlock: false,
+  },
 } as const satisfies Record<string, WgslKernelInfo>;
 
 export type WgslKernelName = keyof typeof WGSL_KERNELS;

@@ -2,10 +2,11 @@
 // here and add it to BUILTIN below, or call registerJob() from anywhere before crossCheck/the CLI.
 import type { Job } from '../types.js';
 import { countModulesJob } from './countModules.js';
+import { pixelJob } from './pixel.js';
 import { vecMaxJob, vecMinJob, vecSumJob } from './reductions.js';
 import { stsSortJob } from './sts.js';
 
-const BUILTIN: Job[] = [vecMaxJob, vecMinJob, vecSumJob, countModulesJob, stsSortJob];
+const BUILTIN: Job[] = [vecMaxJob, vecMinJob, vecSumJob, countModulesJob, stsSortJob, pixelJob];
 
 /** Every known job, by name. */
 export const jobs = new Map<string, Job>(BUILTIN.map((j) => [j.name, j]));
@@ -21,4 +22,4 @@ export function getJob(name: string): Job {
   return j;
 }
 
-export { countModulesJob, stsSortJob, vecMaxJob, vecMinJob, vecSumJob };
+export { countModulesJob, stsSortJob, pixelJob, vecMaxJob, vecMinJob, vecSumJob };
