@@ -27,8 +27,10 @@ function records(times: ArrayLike<number>): Uint32Array {
 async function sortBoth(dev: Device, words: Uint32Array, m: number, perPass: boolean) {
   const a = await dev.upload('u32', words), b = await dev.upload('u32', new Uint32Array(words.length));
   try {
-    const r = await sortSinglesByTime(dev, a, b, m, { perPass });
-    return { inA: r.result === a, passes: r.mergePasses, a: await a.read(), b: await b.read() };
+    const launches: { kernel: string }[] = [];
+    const r = await sortSinglesByTime(dev, a, b, m, { perPass, launches: launches as never });
+    const fusedLaunches = launches.filter((l) => l.kernel === 'petMergeLevels').length;
+    return { inA: r.result === a, passes: r.mergePasses, fusedLaunches, a: await a.read(), b: await b.read() };
   } finally { a.free(); b.free(); }
 }
 
@@ -85,6 +87,23 @@ describe('petMergeLevels (fused low merge passes on wasm)', () => {
       await check(Float64Array.from({ length: m }, () => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return (s >>> 16) % 5000; }), false);
     });
   }
+
+  it('300000 singles on one worker: the higher passes fused too (two petMergeLevels launches)', async () => {
+    const one = await createDevice({ backend: 'wasm', workers: 1, memoryBytes: 256 << 20 });
+    try {
+      for (const [blk, dup] of [[3270, 1], [2048, 4], [50000, 1]] as const) {
+        const times = blocky(300000, blk, blk, dup);
+        const words = records(times);
+        const fused = await sortBoth(one, words, times.length, false);
+        const per = await sortBoth(one, words, times.length, true);
+        expect(fused.fusedLaunches).toBe(2);
+        expect(per.fusedLaunches).toBe(0);
+        expect([fused.passes, fused.inA]).toEqual([per.passes, per.inA]);
+        expect(firstDiff(fused.a, per.a)).toBe(-1);
+        expect(firstDiff(fused.b, per.b)).toBe(-1);
+      }
+    } finally { await one.destroy(); }
+  });
 
   it('property: random times (duplicates, sorted, reversed, nearly sorted)', async () => {
     await fc.assert(fc.asyncProperty(

@@ -74,6 +74,8 @@ const NO_BAD_FRAME = 0x7fffffff;
 
 /** Singles per petMergeLevels group (2 × 512 KiB: the group stays in L2 across its passes). */
 export const MERGE_GROUP = 32768;
+/** Higher merge passes fused per petMergeLevels launch, while there are ≥ 4 groups per worker. */
+const FUSE_HIGH = 4;
 
 function nextPow2(x: number): number { let p = 1; while (p < x) p *= 2; return p; }
 
@@ -110,6 +112,20 @@ export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>
         if (levels & 1) [data, other] = [other, data];
         S <<= levels;
         passes += levels;
+        options.onPass?.(passes, totalPasses);
+      }
+      // Higher passes: mostly copies (the runs interleave in narrow bands that mergeRuns trims
+      // to); fused FUSE_HIGH at a time while there are enough groups to keep the workers busy;
+      // the top passes keep the per-pass launches (their 256-element segments spread over all workers).
+      const minGroups = 4 * device.workers;
+      while (S < m) {
+        let lv = 0;
+        while (lv < FUSE_HIGH && (S << lv) < m && n2 / (S << (lv + 1)) >= minGroups) lv++;
+        if (lv < 2) break;
+        await launch(petMergeLevels, { grid: n2 / (S << lv), block: 1 }, [data, other, S, lv, m]);
+        if (lv & 1) [data, other] = [other, data];
+        S <<= lv;
+        passes += lv;
         options.onPass?.(passes, totalPasses);
       }
     }
