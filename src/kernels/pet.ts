@@ -46,6 +46,13 @@ export const petMergeRanks = defineKernel('petMergeRanks', {
 export const petMergeBlocks = defineKernel('petMergeBlocks', {
   data: 'u32[]', out: 'u32[]', ranksEven: 'u32[]', ranksOdd: 'u32[]', sortedBlockSize: 'i32', n: 'i32',
 });
+/**
+ * Free-schedule only (wasm): `levels` merge passes S, 2S, … in one launch, one block per group
+ * of S·2^levels singles (whole-run merges in cache); same bytes in both buffers as the passes.
+ */
+export const petMergeLevels = defineKernel('petMergeLevels', {
+  data: 'u32[]', out: 'u32[]', sortedBlockSize: 'i32', levels: 'i32', n: 'i32',
+});
 /** CoinTimeKernel: block 256 × elems singles. */
 export const petCoinNextIndex = defineKernel('petCoinNextIndex', { data: 'u32[]', nextIndex: 'i32[]', n: 'i32', window: 'f64', elems: 'i32' });
 /** SelectKernel: block 256 × elems singles. */

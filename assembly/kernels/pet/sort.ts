@@ -38,6 +38,8 @@ import { NO_CRYSTAL, singleAt, timeOf, copySingle } from "./singles";
 
 export const TILE: i32 = 1024;
 export const SUB_BLOCK_SIZE: i32 = 256;
+/** Runs at least this long are trimmed before merging (see mergeRuns). */
+const TRIM_MIN: i32 = 64;
 
 /** First index i in [lo, hi] (stepping `stride`, result ≤ hi + stride) with key(i) ≥ key. */
 // @ts-ignore: decorator
@@ -81,6 +83,28 @@ export function petPadSingles(a: usize, b: usize, n: i32, total: i32): void {
  * chain is a load → compare → select dependency; running two of them doubles the throughput.
  */
 function mergeRuns(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): void {
+  if (na >= TRIM_MIN && nb >= TRIM_MIN) {
+    // Long runs that interleave only in a narrow band (nearly sorted data: the head of the
+    // even run and the tail of the odd run are in place): the even elements ≤ the first odd
+    // one go first, the odd elements ≥ the last even one go last (ties: even first) — two
+    // copies and a binary search each; only the band between them is merged.
+    const kb = timeOf(src, b), ka = timeOf(src, a + na - 1);
+    if (timeOf(src, a) <= kb && ka > kb) {
+      const h = binarySearchExclusive(src, kb, a, a + na - 1, 1) - a;     // even elements ≤ kb
+      memory.copy(dst, singleAt(src, a), <usize>h << 4);
+      dst += <usize>h << 4; a += h; na -= h;
+    }
+    if (timeOf(src, b + nb - 1) >= ka && kb < ka) {
+      const t = b + nb - binarySearchInclusive(src, ka, b, b + nb - 1, 1); // odd elements ≥ ka
+      nb -= t;
+      memory.copy(dst + (<usize>(na + nb) << 4), singleAt(src, b + nb), <usize>t << 4);
+    }
+  }
+  mergeCore(src, a, na, b, nb, dst);
+}
+
+/** mergeRuns without the trimming of in-place heads and tails. */
+function mergeCore(src: usize, a: i32, na: i32, b: i32, nb: i32, dst: usize): void {
   const a0 = singleAt(src, a), b0 = singleAt(src, b);
   const ea = a0 + (<usize>na << 4), eb = b0 + (<usize>nb << 4);
   // Runs that do not interleave (one empty, or every even ≤ every odd, or every odd < every
@@ -429,5 +453,26 @@ export function petMergeBlocks(data: usize, out: usize, ranksEven: usize, ranksO
       const r = binarySearchExclusive(tileE, timeOf(tileO, t), 0, numE - 1, 1);
       copySingle(singleAt(out, dst + t + r), singleAt(tileO, t));
     }
+  }
+}
+
+/**
+ * Several merge passes of one group at once (free schedule only; the host uses it on `wasm`
+ * for the low passes). Block b owns the group [G·b, G·b + G), G = S·2^levels, and does the
+ * passes S, 2S, …, S·2^(levels−1) of the seed on it: whole-run stable merges (mergeRuns),
+ * ping-ponging between `data` and `out` exactly as the per-pass launches do. A stable merge
+ * of two sorted runs has one result, so both buffers end up holding the same bytes as after
+ * the seed's passes (ranks + 256-element segments), with the group kept in cache between
+ * passes. Padding-only pairs (start ≥ n) are skipped, as by petMergeBlocks.
+ */
+export function petMergeLevels(data: usize, out: usize, S: i32, levels: i32, n: i32): void {
+  if (!scheduleIsFree()) unreachable();
+  const g0 = blockIdx.x * (S << levels);
+  if (g0 >= n) return;
+  let src = data, dst = out;
+  for (let l = 0; l < levels; l++) {
+    const w = S << l;
+    for (let p = g0; p < g0 + (S << levels) && p < n; p += 2 * w) mergeRuns(src, p, w, p + w, w, singleAt(dst, p));
+    const t = src; src = dst; dst = t;
   }
 }

@@ -10,7 +10,7 @@ import type { DeviceArray } from '../../memory/deviceArray.js';
 import { compactionSharedBytes, blockScanSharedBytes } from '../../kernels/primitives.js';
 import {
   PET_SHAPES, petCoinCount, petCoinFill, petCoinNextIndex, petCoinSelect, petConvert, petCrystalLut, petMergeBlocks,
-  petMergeRanks, petPadSingles, petSortTiles, petSplitSingles,
+  petMergeLevels, petMergeRanks, petPadSingles, petSortTiles, petSplitSingles,
 } from '../../kernels/pet.js';
 import { deviceExclusiveScan } from '../../ops/scan.js';
 import { FRAME_BYTES, frameCount } from './format.js';
@@ -72,6 +72,11 @@ export class PetOptionsError extends Error {
 
 const NO_BAD_FRAME = 0x7fffffff;
 
+/** Singles per petMergeLevels group (2 × 512 KiB: the group stays in L2 across its passes). */
+export const MERGE_GROUP = 32768;
+/** Higher merge passes fused per petMergeLevels launch, while there are ≥ 4 groups per worker. */
+const FUSE_HIGH = 4;
+
 function nextPow2(x: number): number { let p = 1; while (p < x) p *= 2; return p; }
 
 /**
@@ -80,7 +85,7 @@ function nextPow2(x: number): number { let p = 1; while (p < x) p *= 2; return p
  * [m, n2) of both is overwritten with padding. Returns the buffer holding the result.
  */
 export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>, b: DeviceArray<'u32'>, m: number,
-  options: { onPass?: (pass: number, total: number) => void; launches?: LaunchStats[] } = {}):
+  options: { onPass?: (pass: number, total: number) => void; launches?: LaunchStats[]; perPass?: boolean } = {}):
   Promise<{ result: DeviceArray<'u32'>; mergePasses: number }> {
   const n2 = Math.max(nextPow2(m), PET_SHAPES.sortTile);
   if (a.length < 4 * n2 || b.length < 4 * n2) throw new PetOptionsError(`sortSinglesByTime: buffers need ${n2} records (4 words each)`);
@@ -96,7 +101,35 @@ export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>
   const ranksEven = device.alloc('u32', n2 / sub);
   const ranksOdd = device.alloc('u32', n2 / sub);
   try {
-    for (let S = PET_SHAPES.sortTile; S < m; S *= 2) {
+    let S = PET_SHAPES.sortTile;
+    if (device.backend === 'wasm' && !options.perPass) {
+      // The low passes, where runs really interleave, fused per cache-sized group (petMergeLevels):
+      // the same bytes in both buffers as the per-pass launches below.
+      let levels = 0;
+      while ((S << (levels + 1)) <= MERGE_GROUP && (S << levels) < m) levels++;
+      if (levels > 0) {
+        await launch(petMergeLevels, { grid: n2 / (S << levels), block: 1 }, [data, other, S, levels, m]);
+        if (levels & 1) [data, other] = [other, data];
+        S <<= levels;
+        passes += levels;
+        options.onPass?.(passes, totalPasses);
+      }
+      // Higher passes: mostly copies (the runs interleave in narrow bands that mergeRuns trims
+      // to); fused FUSE_HIGH at a time while there are enough groups to keep the workers busy;
+      // the top passes keep the per-pass launches (their 256-element segments spread over all workers).
+      const minGroups = 4 * device.workers;
+      while (S < m) {
+        let lv = 0;
+        while (lv < FUSE_HIGH && (S << lv) < m && n2 / (S << (lv + 1)) >= minGroups) lv++;
+        if (lv < 2) break;
+        await launch(petMergeLevels, { grid: n2 / (S << lv), block: 1 }, [data, other, S, lv, m]);
+        if (lv & 1) [data, other] = [other, data];
+        S <<= lv;
+        passes += lv;
+        options.onPass?.(passes, totalPasses);
+      }
+    }
+    for (; S < m; S *= 2) {
       await launch(petMergeRanks, { grid: Math.ceil(n2 / sub / 256), block: 256 }, [data, ranksEven, ranksOdd, S, m, n2]);
       await launch(petMergeBlocks, { grid: { x: (2 * S) / sub, y: n2 / (2 * S) }, block: sub, sharedBytes: 2 * sub * 16 },
         [data, other, ranksEven, ranksOdd, S, m]);
