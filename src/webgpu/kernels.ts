@@ -27,6 +27,11 @@ export interface WgslKernelInfo {
   params: readonly WgslParam[];
   /** BLOCK_X must be a power of two (tree reductions). */
   powerOfTwoBlock: boolean;
+  /**
+   * Where the source is, under `assembly/` without `.wgsl`, beside the AS kernel of the same
+   * name (default `kernels/<name>`; e.g. `primitives/scanBlocksU32`, `kernels/pet/petConvert`).
+   */
+  source?: string;
 }
 
 const arr = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'array', dtype });
@@ -44,6 +49,19 @@ export const WGSL_KERNELS = {
   vecMin: reduction('vecMin'),
   // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
   vecSum: reduction('vecSum', 'f64'),
+  // assembly/primitives/ (device scan, compaction): see the .wgsl files there.
+  scanBlocksU32: {
+    name: 'scanBlocksU32', entryPoint: 'scanBlocksU32', source: 'primitives/scanBlocksU32', powerOfTwoBlock: false,
+    params: [arr('input', 'u32'), arr('output', 'u32'), arr('blockSums', 'u32'), scal('n', 'i32'), scal('items', 'i32')],
+  },
+  scanAddOffsetsU32: {
+    name: 'scanAddOffsetsU32', entryPoint: 'scanAddOffsetsU32', source: 'primitives/scanAddOffsetsU32', powerOfTwoBlock: false,
+    params: [arr('output', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('items', 'i32')],
+  },
+  compactNonZeroU32: {
+    name: 'compactNonZeroU32', entryPoint: 'compactNonZeroU32', source: 'primitives/compactNonZeroU32', powerOfTwoBlock: false,
+    params: [arr('input', 'u32'), scal('n', 'i32'), arr('output', 'u32'), arr('counter', 'u32'), scal('items', 'i32')],
+  },
   countModules: {
     name: 'countModules',
     entryPoint: 'countModules',
@@ -90,6 +108,11 @@ const isNode = (): boolean =>
 
 const sourceCache = new Map<string, Promise<string>>();
 
+/** The WGSL source of a kernel of WGSL_KERNELS, from `assembly/<info.source>.wgsl`. */
+export function loadKernelWgsl(info: WgslKernelInfo): Promise<string> {
+  return info.source === undefined ? loadWgsl(info.name) : loadAssemblyWgsl(info.source);
+}
+
 /**
  * The WGSL source of `name` (a kernel name like 'vecMax', or 'wgsl/cuda_atomics'), read from
  * `assembly/kernels/<name>.wgsl` under the package root. The package root is found from this
@@ -97,6 +120,11 @@ const sourceCache = new Map<string, Promise<string>>();
  * dist/src/webgpu/ (compiled); in Node we walk up until the file exists.
  */
 export function loadWgsl(name: string): Promise<string> {
+  return loadAssemblyWgsl(`kernels/${name}`);
+}
+
+/** `assembly/<rel>.wgsl` under the package root (rel like 'kernels/vecMax', 'primitives/scanBlocksU32'). */
+export function loadAssemblyWgsl(name: string): Promise<string> {
   if (!/^[A-Za-z0-9_]+(\/[A-Za-z0-9_]+)*$/.test(name)) return Promise.reject(new Error(`bad WGSL name '${name}'`));
   let p = sourceCache.get(name);
   if (!p) {
@@ -112,7 +140,7 @@ async function loadNode(name: string): Promise<string> {
   const { existsSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const path = await import('node:path');
-  const rel = path.join('assembly', 'kernels', `${name}.wgsl`);
+  const rel = path.join('assembly', `${name}.wgsl`);
   let dir = path.dirname(fileURLToPath(import.meta.url));
   const tried: string[] = [];
   for (let up = 0; up < 6; up++) {
@@ -132,7 +160,7 @@ async function loadBrowser(name: string): Promise<string> {
   const base = configuredBaseUrl();
   const roots = base ? [base] : ['../../', '../../../'].map((p) => new URL(p, import.meta.url));
   for (const root of roots) {
-    const url = new URL(`assembly/kernels/${name}.wgsl`, root);
+    const url = new URL(`assembly/${name}.wgsl`, root);
     tried.push(url.href);
     const res = await fetch(url);
     // A dev server's SPA fallback answers unknown paths with index.html: not WGSL.

@@ -3,8 +3,9 @@
 import type { Job } from '../types.js';
 import { countModulesJob } from './countModules.js';
 import { vecMaxJob, vecMinJob, vecSumJob } from './reductions.js';
+import { petJob } from './pet.js';
 
-const BUILTIN: Job[] = [vecMaxJob, vecMinJob, vecSumJob, countModulesJob];
+const BUILTIN: Job[] = [vecMaxJob, vecMinJob, vecSumJob, countModulesJob, petJob];
 
 /** Every known job, by name. */
 export const jobs = new Map<string, Job>(BUILTIN.map((j) => [j.name, j]));
@@ -20,4 +21,4 @@ export function getJob(name: string): Job {
   return j;
 }
 
-export { countModulesJob, vecMaxJob, vecMinJob, vecSumJob };
+export { countModulesJob, petJob, vecMaxJob, vecMinJob, vecSumJob };

@@ -1,0 +1,80 @@
+// Cross-check job `pet`: the stages of the PET pipeline (seed 001) that have WGSL twins, run on
+// every backend from the same inputs.
+//
+// - `scan`: deviceExclusiveScan (scanBlocksU32 + recursion + scanAddOffsetsU32) of random u32
+//   (wrapping sums): exact.
+// - `compacted`, `compactedCount`: compactNonZeroU32 (block scan + one atomicAdd per block) over
+//   the same words with ~40% zeros: the count exactly; the output as a multiset, since blocks
+//   reserve their ranges in atomicAdd order (schedule dependent).
+import { deviceExclusiveScan } from '../../ops/scan.js';
+import { compactNonZeroU32, compactionSharedBytes } from '../../kernels/primitives.js';
+import type { GpuDevice } from '../../deviceApi.js';
+import type { Job } from '../types.js';
+
+export interface PetInputs {
+  /** Random u32 words, ~40% zero (scan input and compaction input). */
+  words: Uint32Array;
+}
+
+export const PET_COMPACT_BLOCK = 256;
+export const PET_COMPACT_ITEMS = 8;
+
+/** xorshift32 words; about `zeros` of them are 0, some near 2³² (so the scan wraps). */
+export function petWords(n: number, seed: number, zeros = 0.4): Uint32Array {
+  let s = (seed ^ 0x9e3779b9) >>> 0 || 1;
+  const next = (): number => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s; };
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = next();
+    if (r / 2 ** 32 < zeros) continue;
+    const v = next();
+    out[i] = (r & 3) === 0 ? v : (r & 3) === 1 ? (0xffffffff - (v & 0xff)) >>> 0 : (v & 0xffff) + 1;
+  }
+  return out;
+}
+
+/** compactNonZeroU32 over `words`: the kept words (in the backend's order) and the counter. */
+export async function compactOnDevice(device: GpuDevice, words: Uint32Array): Promise<{ compacted: Uint32Array; count: number }> {
+  const n = words.length;
+  const input = await device.upload('u32', n ? words : new Uint32Array(1));
+  const output = device.alloc('u32', Math.max(1, n));
+  const counter = await device.upload('u32', new Uint32Array([0]));
+  try {
+    const grid = Math.max(1, Math.ceil(n / (PET_COMPACT_BLOCK * PET_COMPACT_ITEMS)));
+    await device.launch(compactNonZeroU32, { grid, block: PET_COMPACT_BLOCK, sharedBytes: compactionSharedBytes(PET_COMPACT_BLOCK) },
+      [input, n, output, counter, PET_COMPACT_ITEMS]);
+    const count = (await counter.read())[0]!;
+    const all = await output.read();
+    return { compacted: all.slice(0, Math.min(count, n)), count };
+  } finally {
+    input.free(); output.free(); counter.free();
+  }
+}
+
+/** deviceExclusiveScan over `words` (a copy on the device; `output` distinct from `input`). */
+export async function scanOnDevice(device: GpuDevice, words: Uint32Array): Promise<Uint32Array> {
+  const n = words.length;
+  if (n === 0) return new Uint32Array(0);
+  const input = await device.upload('u32', words);
+  const output = device.alloc('u32', n);
+  try {
+    await deviceExclusiveScan(device, input, output, n);
+    return await output.read();
+  } finally {
+    input.free(); output.free();
+  }
+}
+
+export const petJob: Job<PetInputs> = {
+  name: 'pet',
+  description: 'PET pipeline stages with WGSL twins: device scan (exact), compaction (count exact, output as a multiset)',
+  defaultSize: 1 << 20,
+  edgeSizes: [0, 1, 2, 3, 255, 256, 257, 2047, 2048, 2049, 2048 * 256 + 3],
+  generate: (n, seed) => ({ words: petWords(n, seed) }),
+  async run(device, { words }) {
+    const scan = await scanOnDevice(device, words);
+    const { compacted, count } = await compactOnDevice(device, words);
+    return { scan, compacted, compactedCount: count };
+  },
+  compare: () => ({ scan: { kind: 'exact' }, compacted: { kind: 'multiset' }, compactedCount: { kind: 'exact' } }),
+};
