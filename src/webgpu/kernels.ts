@@ -11,9 +11,9 @@ import { configuredBaseUrl } from '../platform.js';
 
 /**
  * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
- * u32 word; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes.
+ * u32 word, 'u8' as four; 'f64' (and 'i64'/'u64') as array<vec2u>, the (lo, hi) words of the host's bytes.
  */
-export type WgslDtype = 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
+export type WgslDtype = 'u8' | 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
 
 export interface WgslParam {
   name: string;
@@ -61,6 +61,19 @@ export const WGSL_KERNELS = {
   compactNonZeroU32: {
     name: 'compactNonZeroU32', entryPoint: 'compactNonZeroU32', source: 'primitives/compactNonZeroU32', powerOfTwoBlock: false,
     params: [arr('input', 'u32'), scal('n', 'i32'), arr('output', 'u32'), arr('counter', 'u32'), scal('items', 'i32')],
+  },
+  // assembly/kernels/pet/ (seed 001): see the .wgsl files there and docs/webgpu.md.
+  petCrystalLut: {
+    name: 'petCrystalLut', entryPoint: 'petCrystalLut', source: 'kernels/pet/petCrystalLut', powerOfTwoBlock: false,
+    params: [arr('geometry', 'u32'), arr('lut', 'u32'), scal('count', 'i32')],
+  },
+  petConvert: {
+    name: 'petConvert', entryPoint: 'petConvert', source: 'kernels/pet/petConvert', powerOfTwoBlock: false,
+    params: [
+      arr('frames', 'u8'), scal('n', 'i32'), arr('dst', 'u32'), arr('dstBuffer', 'u32'), arr('counter', 'u32'),
+      arr('positionTable', 'u8'), arr('lut', 'u32'), arr('energyTable', 'f32'), arr('geometry', 'u32'),
+      scal('eLow', 'f64'), scal('eHigh', 'f64'), scal('useWindow', 'i32'), arr('badFrame', 'i32'), scal('elems', 'i32'),
+    ],
   },
   countModules: {
     name: 'countModules',

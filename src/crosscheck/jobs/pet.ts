@@ -6,14 +6,34 @@
 // - `compacted`, `compactedCount`: compactNonZeroU32 (block scan + one atomicAdd per block) over
 //   the same words with ~40% zeros: the count exactly; the output as a multiset, since blocks
 //   reserve their ranges in atomicAdd order (schedule dependent).
+// - `lut`, `converted`, `singles`, `singlesCount`, `badFrame`: the convert stage (petCrystalLut,
+//   petConvert) over `size` synthetic frames (generatePetData, default geometry, window
+//   350–650): the table, every frame's uncompacted record and the counters exactly; the kept
+//   singles as a multiset of 16-byte records (both sides sorted by time, crystal, energy, then
+//   exact). Times are the f64 bit patterns (two u32 words), compared as integers.
 import { deviceExclusiveScan } from '../../ops/scan.js';
 import { compactNonZeroU32, compactionSharedBytes } from '../../kernels/primitives.js';
 import type { GpuDevice } from '../../deviceApi.js';
 import type { Job } from '../types.js';
+import { generatePetData } from '../../jobs/pet/generate.js';
+import { DEFAULT_GEOMETRY, type PetGeometry } from '../../jobs/pet/geometry.js';
+import { canonicalNaNEnergies, runPetConvertStage, sortRecords } from '../../jobs/pet/convertStage.js';
 
 export interface PetInputs {
   /** Random u32 words, ~40% zero (scan input and compaction input). */
   words: Uint32Array;
+  /** DataFrameV2 frames and the tables for the convert stage. */
+  frames: Uint8Array;
+  geometry: PetGeometry;
+  positionTable: Uint8Array;
+  energyTable: Float32Array;
+  energyWindow: readonly [number, number] | null;
+}
+
+/** Synthetic PET inputs of `nFrames` frames (generatePetData; nFrames may be 0). */
+export function petFrames(nFrames: number, seed: number): Pick<PetInputs, 'frames' | 'geometry' | 'positionTable' | 'energyTable'> {
+  const d = generatePetData({ nFrames, seed, geometry: DEFAULT_GEOMETRY });
+  return { frames: d.frames, geometry: d.geometry, positionTable: d.positionTable, energyTable: d.energyTable };
 }
 
 export const PET_COMPACT_BLOCK = 256;
@@ -67,14 +87,21 @@ export async function scanOnDevice(device: GpuDevice, words: Uint32Array): Promi
 
 export const petJob: Job<PetInputs> = {
   name: 'pet',
-  description: 'PET pipeline stages with WGSL twins: device scan (exact), compaction (count exact, output as a multiset)',
+  description: 'PET pipeline stages with WGSL twins: device scan (exact), compaction and convert (counts exact, outputs as multisets)',
   defaultSize: 1 << 20,
   edgeSizes: [0, 1, 2, 3, 255, 256, 257, 2047, 2048, 2049, 2048 * 256 + 3],
-  generate: (n, seed) => ({ words: petWords(n, seed) }),
-  async run(device, { words }) {
-    const scan = await scanOnDevice(device, words);
-    const { compacted, count } = await compactOnDevice(device, words);
-    return { scan, compacted, compactedCount: count };
+  generate: (n, seed) => ({ words: petWords(n, seed), ...petFrames(n, seed), energyWindow: [350, 650] }),
+  async run(device, inp) {
+    const scan = await scanOnDevice(device, inp.words);
+    const { compacted, count } = await compactOnDevice(device, inp.words);
+    const c = await runPetConvertStage(device, inp.frames, inp.geometry, inp, inp.energyWindow);
+    return {
+      scan, compacted, compactedCount: count,
+      lut: c.lut, converted: canonicalNaNEnergies(c.converted), singles: sortRecords(c.singles), singlesCount: c.count, badFrame: c.badFrame,
+    };
   },
-  compare: () => ({ scan: { kind: 'exact' }, compacted: { kind: 'multiset' }, compactedCount: { kind: 'exact' } }),
+  compare: () => ({
+    scan: { kind: 'exact' }, compacted: { kind: 'multiset' }, compactedCount: { kind: 'exact' },
+    lut: { kind: 'exact' }, converted: { kind: 'exact' }, singles: { kind: 'exact' }, singlesCount: { kind: 'exact' }, badFrame: { kind: 'exact' },
+  }),
 };
