@@ -10,6 +10,7 @@ import { crossCheck, getJob } from '../src/crosscheck/index.js';
 import { compactOnDevice, petFrames, petWords, scanOnDevice } from '../src/crosscheck/jobs/pet.js';
 import { canonicalNaNEnergies, NO_BAD_FRAME, runPetConvertStage, sortRecords } from '../src/jobs/pet/convertStage.js';
 import { scanAddOffsetsU32, scanBlocksU32 } from '../src/kernels/primitives.js';
+import { petSplitSingles } from '../src/kernels/pet.js';
 import { main } from '../src/cli/main.js';
 
 let gpu: WebGpuDevice;
@@ -177,6 +178,29 @@ describe('convert stage (petCrystalLut, petConvert): webgpu vs wasm', () => {
     const { a } = await both(frames, d, [350, 650]);
     expect(a.badFrame).toBe(4321);
   }, 60_000);
+});
+
+describe('petSplitSingles: webgpu vs wasm', () => {
+  for (const [n, grid] of [[0, 1], [1, 1], [3, 1], [1000, 2], [70_001, 64], [70_001, 300]] as const) {
+    it(`${n} records, grid ${grid}`, async () => {
+      const words = petWords(4 * n, n + 1, 0.1);
+      for (let i = 0; i < n; i++) if (i % 7 === 3) words[4 * i + 1] = 0x7fc00000; // NaN energy bits
+      const outs: { c: Uint32Array; e: Uint32Array; t: Uint32Array }[] = [];
+      for (const dev of [wasm, gpu] as const) {
+        const src = await dev.upload('u32', n ? words : new Uint32Array(4));
+        const c = dev.alloc('u32', Math.max(1, n)), e = dev.alloc('f32', Math.max(1, n)), t = dev.alloc('f64', Math.max(1, n));
+        await dev.launch(petSplitSingles, { grid, block: 256 }, [src, n, c, e, t]);
+        const tv = await t.read();
+        outs.push({ c: (await c.read()).slice(0, n), e: new Uint32Array((await e.read()).slice(0, n).buffer), t: new Uint32Array(tv.slice(0, n).buffer) });
+        src.free(); c.free(); e.free(); t.free();
+      }
+      for (const b of outs) {
+        expect(firstDiff(b.c, Uint32Array.from({ length: n }, (_, i) => words[4 * i]!))).toBe(-1);
+        expect(firstDiff(b.e, Uint32Array.from({ length: n }, (_, i) => words[4 * i + 1]!))).toBe(-1);
+        expect(firstDiff(b.t, Uint32Array.from({ length: 2 * n }, (_, j) => words[4 * (j >> 1) + 2 + (j & 1)]!))).toBe(-1);
+      }
+    });
+  }
 });
 
 describe('crosscheck job pet', () => {

@@ -75,6 +75,10 @@ export const WGSL_KERNELS = {
       scal('eLow', 'f64'), scal('eHigh', 'f64'), scal('useWindow', 'i32'), arr('badFrame', 'i32'), scal('elems', 'i32'),
     ],
   },
+  petSplitSingles: {
+    name: 'petSplitSingles', entryPoint: 'petSplitSingles', source: 'kernels/pet/petSplitSingles', powerOfTwoBlock: false,
+    params: [arr('src', 'u32'), scal('n', 'i32'), arr('crystal', 'u32'), arr('energy', 'f32'), arr('time', 'f64')],
+  },
   countModules: {
     name: 'countModules',
     entryPoint: 'countModules',
