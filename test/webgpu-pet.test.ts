@@ -8,9 +8,10 @@ import { createDevice, type Device } from '../src/device.js';
 import type { WebGpuDevice } from '../src/webgpu/device.js';
 import { crossCheck, getJob } from '../src/crosscheck/index.js';
 import { compactOnDevice, petFrames, petWords, scanOnDevice } from '../src/crosscheck/jobs/pet.js';
+import { coincidenceRecords, runPetCoincidenceStage } from '../src/jobs/pet/coincidenceStage.js';
 import { canonicalNaNEnergies, NO_BAD_FRAME, runPetConvertStage, sortRecords } from '../src/jobs/pet/convertStage.js';
 import { scanAddOffsetsU32, scanBlocksU32 } from '../src/kernels/primitives.js';
-import { petSplitSingles } from '../src/kernels/pet.js';
+import { petPadSingles, petSplitSingles } from '../src/kernels/pet.js';
 import { main } from '../src/cli/main.js';
 
 let gpu: WebGpuDevice;
@@ -199,6 +200,51 @@ describe('petSplitSingles: webgpu vs wasm', () => {
         expect(firstDiff(b.e, Uint32Array.from({ length: n }, (_, i) => words[4 * i + 1]!))).toBe(-1);
         expect(firstDiff(b.t, Uint32Array.from({ length: 2 * n }, (_, j) => words[4 * (j >> 1) + 2 + (j & 1)]!))).toBe(-1);
       }
+    });
+  }
+});
+
+describe('coincidence stage (petCoinNextIndex, petCoinSelect, petCoinCount, petCoinFill): webgpu vs wasm', () => {
+  async function both(records: Uint32Array, window: number) {
+    const a = await runPetCoincidenceStage(wasm, records, window);
+    const b = await runPetCoincidenceStage(gpu, records, window);
+    const i32 = (x: Int32Array) => new Uint32Array(x.buffer, x.byteOffset, x.length);
+    expect(firstDiff(i32(b.nextIndex), i32(a.nextIndex)), 'nextIndex').toBe(-1);
+    expect(firstDiff(i32(b.selected), i32(a.selected)), 'selected').toBe(-1);
+    expect(firstDiff(b.scanId, a.scanId), 'scanId').toBe(-1);
+    expect(firstDiff(b.globalLen, a.globalLen), 'globalLen').toBe(-1);
+    expect(b.count).toBe(a.count);
+    expect(firstDiff(b.pairs, a.pairs), 'pairs').toBe(-1);
+    expect(firstDiff(b.pairFirst, a.pairFirst), 'pairFirst').toBe(-1);
+    return a;
+  }
+  for (const m of [0, 1, 2, 3, 5, 4095, 4096, 4097, 50_001]) {
+    it(`${m} singles, window 4000`, async () => {
+      const a = await both(coincidenceRecords(m, 31 + m, 4000), 4000);
+      if (m > 1000) expect(a.count).toBeGreaterThan(0);
+    }, 60_000);
+  }
+  it('times at and above 2^53 (rounded differences), windows 0, 4000.5 and 1e9', async () => {
+    for (const [start, w] of [[2 ** 53 - 3000, 4000], [2 ** 60, 4000], [2 ** 63 + 2 ** 20, 4096], [12345, 0], [2 ** 40, 4000.5], [1, 1e9]] as const) {
+      await both(coincidenceRecords(9000, start % 1000, Math.max(1, Math.floor(w)), start), w);
+    }
+  }, 60_000);
+});
+
+describe('petPadSingles: webgpu vs wasm', () => {
+  for (const [n, total, grid] of [[0, 0, 1], [0, 1, 1], [1, 1024, 3], [700, 1024, 1], [1000, 4096, 1024], [5, 70_000, 7]] as const) {
+    it(`n ${n}, total ${total}, grid ${grid}`, async () => {
+      const init = petWords(4 * Math.max(1, total), n + total);
+      const outs: Uint32Array[] = [];
+      for (const dev of [wasm, gpu] as const) {
+        const a = await dev.upload('u32', init), b = await dev.upload('u32', init);
+        await dev.launch(petPadSingles, { grid, block: 256 }, [a, b, n, total]);
+        outs.push(await a.read(), await b.read());
+        a.free(); b.free();
+      }
+      for (const o of outs) expect(firstDiff(o, outs[0]!)).toBe(-1);
+      if (total > n) expect([...outs[0]!.subarray(4 * n, 4 * n + 4)]).toEqual([0xffffffff, 0, 0, 0x7ff00000]);
+      expect(firstDiff(outs[0]!.subarray(0, 4 * n), init.subarray(0, 4 * n))).toBe(-1);
     });
   }
 });

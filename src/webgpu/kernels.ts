@@ -79,6 +79,27 @@ export const WGSL_KERNELS = {
     name: 'petSplitSingles', entryPoint: 'petSplitSingles', source: 'kernels/pet/petSplitSingles', powerOfTwoBlock: false,
     params: [arr('src', 'u32'), scal('n', 'i32'), arr('crystal', 'u32'), arr('energy', 'f32'), arr('time', 'f64')],
   },
+  petCoinNextIndex: {
+    name: 'petCoinNextIndex', entryPoint: 'petCoinNextIndex', source: 'kernels/pet/petCoinNextIndex', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'), scal('window', 'f64'), scal('elems', 'i32')],
+  },
+  petCoinSelect: {
+    name: 'petCoinSelect', entryPoint: 'petCoinSelect', source: 'kernels/pet/petCoinSelect', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'), scal('window', 'f64'), scal('elems', 'i32')],
+  },
+  petCoinCount: {
+    name: 'petCoinCount', entryPoint: 'petCoinCount', source: 'kernels/pet/petCoinCount', powerOfTwoBlock: false,
+    params: [arr('nextIndex', 'i32'), scal('n', 'i32'), arr('scanId', 'u32'), arr('globalLen', 'u32'), arr('newLength', 'u32'), scal('elems', 'i32')],
+  },
+  petCoinFill: {
+    name: 'petCoinFill', entryPoint: 'petCoinFill', source: 'kernels/pet/petCoinFill', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('pairs', 'u32'), arr('pairFirst', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'),
+      arr('scanId', 'u32'), arr('blockOffsets', 'u32'), scal('elems', 'i32')],
+  },
+  petPadSingles: {
+    name: 'petPadSingles', entryPoint: 'petPadSingles', source: 'kernels/pet/petPadSingles', powerOfTwoBlock: false,
+    params: [arr('a', 'u32'), arr('b', 'u32'), scal('n', 'i32'), scal('total', 'i32')],
+  },
   countModules: {
     name: 'countModules',
     entryPoint: 'countModules',

@@ -13,7 +13,7 @@
 // - `frames` and `positionTable` (u8 columns) are bound as array<u32> over the host's bytes:
 //   byte k is (w[k >> 2] >> (8·(k & 3))) & 0xff.
 // - time: the big-endian u64 tick count nTime, converted to the bits of the f64 the AS kernel
-//   gets from `<f64>u64` (round to nearest, ties to even) in integer arithmetic: f64BitsOfU64.
+//   gets from `<f64>u64` (round to nearest, ties to even) in integer arithmetic: f64BitsOfU64 (wide.wgsl).
 // - energy bin floor(f32(raw) / 10) is computed as raw / 10 in integers: the same for every raw
 //   < 2^16 (a quotient that is not an integer is at least 0.1 away from one, far more than the
 //   f32 rounding) and it does not depend on the accuracy of WGSL's f32 division. The corrected
@@ -69,48 +69,7 @@ fn posByte(k: u32) -> u32 {
   return (positionTable[k >> 2u] >> ((k & 3u) << 3u)) & 0xffu;
 }
 
-// v << k, v >> k on (lo, hi) u64 words (WGSL takes shift counts mod 32: k = 0 and k ≥ 32 apart).
-fn shl64(v: vec2u, k: u32) -> vec2u {
-  if (k == 0u) { return v; }
-  if (k >= 32u) { return vec2u(0u, v.x << (k - 32u)); }
-  return vec2u(v.x << k, (v.y << k) | (v.x >> (32u - k)));
-}
-fn shr64(v: vec2u, k: u32) -> vec2u {
-  if (k == 0u) { return v; }
-  if (k >= 32u) { return vec2u(v.y >> (k - 32u), 0u); }
-  return vec2u((v.x >> k) | (v.y << (32u - k)), v.y >> k);
-}
-
-// The IEEE binary64 bits (lo, hi) of the u64 v = (lo, hi), rounded to nearest, ties to even
-// (what wasm's f64.convert_i64_u does).
-fn f64BitsOfU64(v: vec2u) -> vec2u {
-  if (v.x == 0u && v.y == 0u) { return vec2u(0u, 0u); }
-  var p: u32;
-  if (v.y != 0u) { p = 63u - countLeadingZeros(v.y); } else { p = 31u - countLeadingZeros(v.x); }
-  var m: vec2u;
-  if (p <= 52u) {
-    m = shl64(v, 52u - p);
-  } else {
-    let s = p - 52u; // 1..11: the dropped bits all lie in the low word
-    m = shr64(v, s);
-    let rem = v.x & ((1u << s) - 1u);
-    let half = 1u << (s - 1u);
-    if (rem > half || (rem == half && (m.x & 1u) == 1u)) {
-      let lo = m.x + 1u;
-      m = vec2u(lo, m.y + select(0u, 1u, lo == 0u));
-      if (m.y >= (1u << 21u)) { m = shr64(m, 1u); p = p + 1u; } // carried into 2^53
-    }
-  }
-  return vec2u(m.x, ((1023u + p) << 20u) | (m.y & 0xfffffu));
-}
-
-// A u64 key with key(a) ≤ key(b) ⇔ a ≤ b for non-NaN doubles (−0 mapped to +0).
-fn f64Key(b: vec2u) -> vec2u {
-  if (b.x == 0u && (b.y & 0x7fffffffu) == 0u) { return vec2u(0u, 0x80000000u); }
-  if ((b.y & 0x80000000u) != 0u) { return vec2u(~b.x, ~b.y); }
-  return vec2u(b.x, b.y | 0x80000000u);
-}
-fn le64(a: vec2u, b: vec2u) -> bool { return a.y < b.y || (a.y == b.y && a.x <= b.x); }
+// shl64, shr64, f64BitsOfU64, f64Key, le64: wide.wgsl (the prelude).
 
 fn accepted(crystal: u32, eBits: u32) -> bool {
   if (crystal == NO_CRYSTAL) { return false; }

@@ -11,6 +11,10 @@
 //   350–650): the table, every frame's uncompacted record and the counters exactly; the kept
 //   singles as a multiset of 16-byte records (both sides sorted by time, crystal, energy, then
 //   exact). Times are the f64 bit patterns (two u32 words), compared as integers.
+// - `coinNextIndex`, `coinSelected`, `coinScanId`, `coinGlobalLen`, `pairs`, `pairFirst`,
+//   `pairsCount`: the coincidence stage (petCoinNextIndex, petCoinSelect, petCoinCount, device
+//   scan, petCoinFill) over `size` time-sorted records in chains of 1–4 (coincidenceRecords,
+//   window 4000 ticks): all exact (one thread per chain; pairs land by a scan, not atomics).
 import { deviceExclusiveScan } from '../../ops/scan.js';
 import { compactNonZeroU32, compactionSharedBytes } from '../../kernels/primitives.js';
 import type { GpuDevice } from '../../deviceApi.js';
@@ -18,6 +22,7 @@ import type { Job } from '../types.js';
 import { generatePetData } from '../../jobs/pet/generate.js';
 import { DEFAULT_GEOMETRY, type PetGeometry } from '../../jobs/pet/geometry.js';
 import { canonicalNaNEnergies, runPetConvertStage, sortRecords } from '../../jobs/pet/convertStage.js';
+import { coincidenceRecords, runPetCoincidenceStage } from '../../jobs/pet/coincidenceStage.js';
 
 export interface PetInputs {
   /** Random u32 words, ~40% zero (scan input and compaction input). */
@@ -28,6 +33,9 @@ export interface PetInputs {
   positionTable: Uint8Array;
   energyTable: Float32Array;
   energyWindow: readonly [number, number] | null;
+  /** Time-sorted SinglesStruct records for the coincidence stage, and its window (ticks). */
+  sortedRecords: Uint32Array;
+  window: number;
 }
 
 /** Synthetic PET inputs of `nFrames` frames (generatePetData; nFrames may be 0). */
@@ -87,10 +95,12 @@ export async function scanOnDevice(device: GpuDevice, words: Uint32Array): Promi
 
 export const petJob: Job<PetInputs> = {
   name: 'pet',
-  description: 'PET pipeline stages with WGSL twins: device scan (exact), compaction and convert (counts exact, outputs as multisets)',
+  description: 'PET pipeline stages with WGSL twins: device scan, compaction, convert (atomics-ordered outputs as multisets), coincidences (exact)',
   defaultSize: 1 << 20,
   edgeSizes: [0, 1, 2, 3, 255, 256, 257, 2047, 2048, 2049, 2048 * 256 + 3],
-  generate: (n, seed) => ({ words: petWords(n, seed), ...petFrames(n, seed), energyWindow: [350, 650] }),
+  generate: (n, seed) => ({
+    words: petWords(n, seed), ...petFrames(n, seed), energyWindow: [350, 650], sortedRecords: coincidenceRecords(n, seed, 4000), window: 4000,
+  }),
   async run(device, inp) {
     const scan = await scanOnDevice(device, inp.words);
     const { compacted, count } = await compactOnDevice(device, inp.words);
@@ -98,10 +108,19 @@ export const petJob: Job<PetInputs> = {
     return {
       scan, compacted, compactedCount: count,
       lut: c.lut, converted: canonicalNaNEnergies(c.converted), singles: sortRecords(c.singles), singlesCount: c.count, badFrame: c.badFrame,
+      ...await (async () => {
+        const k = await runPetCoincidenceStage(device, inp.sortedRecords, inp.window);
+        return {
+          coinNextIndex: k.nextIndex, coinSelected: k.selected, coinScanId: k.scanId, coinGlobalLen: k.globalLen,
+          pairs: k.pairs, pairFirst: k.pairFirst, pairsCount: k.count,
+        };
+      })(),
     };
   },
   compare: () => ({
     scan: { kind: 'exact' }, compacted: { kind: 'multiset' }, compactedCount: { kind: 'exact' },
     lut: { kind: 'exact' }, converted: { kind: 'exact' }, singles: { kind: 'exact' }, singlesCount: { kind: 'exact' }, badFrame: { kind: 'exact' },
+    coinNextIndex: { kind: 'exact' }, coinSelected: { kind: 'exact' }, coinScanId: { kind: 'exact' }, coinGlobalLen: { kind: 'exact' },
+    pairs: { kind: 'exact' }, pairFirst: { kind: 'exact' }, pairsCount: { kind: 'exact' },
   }),
 };
