@@ -11,7 +11,7 @@ import { compactOnDevice, petFrames, petWords, scanOnDevice } from '../src/cross
 import { coincidenceRecords, runPetCoincidenceStage } from '../src/jobs/pet/coincidenceStage.js';
 import { canonicalNaNEnergies, NO_BAD_FRAME, runPetConvertStage, sortRecords } from '../src/jobs/pet/convertStage.js';
 import { scanAddOffsetsU32, scanBlocksU32 } from '../src/kernels/primitives.js';
-import { petPadSingles, petSplitSingles } from '../src/kernels/pet.js';
+import { petPadSingles, petSortTiles, petSplitSingles } from '../src/kernels/pet.js';
 import { main } from '../src/cli/main.js';
 
 let gpu: WebGpuDevice;
@@ -246,6 +246,44 @@ describe('petPadSingles: webgpu vs wasm', () => {
       if (total > n) expect([...outs[0]!.subarray(4 * n, 4 * n + 4)]).toEqual([0xffffffff, 0, 0, 0x7ff00000]);
       expect(firstDiff(outs[0]!.subarray(0, 4 * n), init.subarray(0, 4 * n))).toBe(-1);
     });
+  }
+});
+
+describe('petSortTiles (1024-record tiles; wasm block 512, webgpu block 256): webgpu vs wasm', () => {
+  /** m records with times from few distinct values (many ties: stability) or spread ones, padded to whole tiles with +∞. */
+  function tiles(m: number, seed: number, ties: boolean): { words: Uint32Array; n2: number } {
+    const n2 = Math.max(1024, Math.ceil(m / 1024) * 1024);
+    const recs = coincidenceRecords(m, seed, 4000);
+    const words = new Uint32Array(4 * n2);
+    words.set(recs);
+    const f64 = new Float64Array(words.buffer);
+    let s = seed + 1;
+    for (let i = 0; i < m; i++) {
+      s = (s * 1103515245 + 12345) >>> 0;
+      f64[2 * i + 1] = ties ? 2 ** 40 + (s % 7) : (s % 2 ? 2 ** 60 : 1) * s;
+      words[4 * i] = i; // the crystal word records the original index: checks stability
+    }
+    for (let i = m; i < n2; i++) { words[4 * i] = 0xffffffff; f64[2 * i + 1] = Infinity; }
+    return { words, n2 };
+  }
+  for (const [m, ties] of [[0, false], [1, false], [2, true], [3, false], [1000, true], [1024, false], [1025, true], [5000, false], [5000, true]] as const) {
+    it(`${m} records${ties ? ' (ties)' : ''}`, async () => {
+      const { words, n2 } = tiles(m, m + 7, ties);
+      const outs: Uint32Array[] = [];
+      for (const [dev, block] of [[wasm, 512], [gpu, 256]] as const) {
+        const d = await dev.upload('u32', words);
+        await dev.launch(petSortTiles, { grid: n2 / 1024, block, sharedBytes: block === 512 ? 32768 : 0 }, [d, m]);
+        outs.push(await d.read());
+        d.free();
+      }
+      expect(firstDiff(outs[1]!, outs[0]!)).toBe(-1);
+      // host: the stable sort of each tile
+      const f = new Float64Array(words.buffer);
+      for (let b = 0; b * 1024 < m; b++) {
+        const ids = Array.from({ length: 1024 }, (_, k) => b * 1024 + k).sort((x, y) => (f[2 * x + 1]! - f[2 * y + 1]!) || (x - y));
+        for (let k = 0; k < 1024; k++) expect(outs[1]![4 * (b * 1024 + k)]).toBe(words[4 * ids[k]!]);
+      }
+    }, 60_000);
   }
 });
 

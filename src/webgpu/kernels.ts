@@ -100,6 +100,11 @@ export const WGSL_KERNELS = {
     name: 'petPadSingles', entryPoint: 'petPadSingles', source: 'kernels/pet/petPadSingles', powerOfTwoBlock: false,
     params: [arr('a', 'u32'), arr('b', 'u32'), scal('n', 'i32'), scal('total', 'i32')],
   },
+  // TILE = 1024 records; BLOCK_X a power of two dividing it (block 256 on SwiftShader).
+  petSortTiles: {
+    name: 'petSortTiles', entryPoint: 'petSortTiles', source: 'kernels/pet/petSortTiles', powerOfTwoBlock: true,
+    params: [arr('data', 'u32'), scal('n', 'i32')],
+  },
   countModules: {
     name: 'countModules',
     entryPoint: 'countModules',
