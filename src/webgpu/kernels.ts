@@ -105,6 +105,15 @@ export const WGSL_KERNELS = {
     name: 'petSortTiles', entryPoint: 'petSortTiles', source: 'kernels/pet/petSortTiles', powerOfTwoBlock: true,
     params: [arr('data', 'u32'), scal('n', 'i32')],
   },
+  petMergeRanks: {
+    name: 'petMergeRanks', entryPoint: 'petMergeRanks', source: 'kernels/pet/petMergeRanks', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('ranksEven', 'u32'), arr('ranksOdd', 'u32'), scal('sortedBlockSize', 'i32'), scal('n', 'i32'), scal('n2', 'i32')],
+  },
+  // BLOCK_X = 256 (SUB_BLOCK_SIZE): the workgroup tiles hold 256 records each.
+  petMergeBlocks: {
+    name: 'petMergeBlocks', entryPoint: 'petMergeBlocks', source: 'kernels/pet/petMergeBlocks', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('out', 'u32'), arr('ranksEven', 'u32'), arr('ranksOdd', 'u32'), scal('sortedBlockSize', 'i32'), scal('n', 'i32')],
+  },
   countModules: {
     name: 'countModules',
     entryPoint: 'countModules',

@@ -15,6 +15,11 @@
 //   `pairsCount`: the coincidence stage (petCoinNextIndex, petCoinSelect, petCoinCount, device
 //   scan, petCoinFill) over `size` time-sorted records in chains of 1–4 (coincidenceRecords,
 //   window 4000 ticks): all exact (one thread per chain; pairs land by a scan, not atomics).
+// - `sortTiles`, `sortRanks`, `sorted`: the sort stage (petPadSingles, petSortTiles, petMergeRanks,
+//   petMergeBlocks; runPetSortStage) over the convert stage's `converted` records (every frame,
+//   in frame order: an input that does not depend on the schedule): the tiles after
+//   petSortTiles, every merge pass's ranks and the sorted records, all exact (a stable sort and
+//   its rank searches are deterministic).
 import { deviceExclusiveScan } from '../../ops/scan.js';
 import { compactNonZeroU32, compactionSharedBytes } from '../../kernels/primitives.js';
 import type { GpuDevice } from '../../deviceApi.js';
@@ -23,6 +28,7 @@ import { generatePetData } from '../../jobs/pet/generate.js';
 import { DEFAULT_GEOMETRY, type PetGeometry } from '../../jobs/pet/geometry.js';
 import { canonicalNaNEnergies, runPetConvertStage, sortRecords } from '../../jobs/pet/convertStage.js';
 import { coincidenceRecords, runPetCoincidenceStage } from '../../jobs/pet/coincidenceStage.js';
+import { runPetSortStage } from '../../jobs/pet/sortStage.js';
 
 export interface PetInputs {
   /** Random u32 words, ~40% zero (scan input and compaction input). */
@@ -95,9 +101,9 @@ export async function scanOnDevice(device: GpuDevice, words: Uint32Array): Promi
 
 export const petJob: Job<PetInputs> = {
   name: 'pet',
-  description: 'PET pipeline stages with WGSL twins: device scan, compaction, convert (atomics-ordered outputs as multisets), coincidences (exact)',
-  defaultSize: 1 << 20,
-  edgeSizes: [0, 1, 2, 3, 255, 256, 257, 2047, 2048, 2049, 2048 * 256 + 3],
+  description: 'PET pipeline stages with WGSL twins: device scan, compaction, convert (atomics-ordered outputs as multisets), coincidences and merge sort (exact)',
+  defaultSize: 1 << 16,
+  edgeSizes: [0, 1, 2, 3, 255, 256, 257, 2047, 2048, 2049, 2048 * 4 + 3],
   generate: (n, seed) => ({
     words: petWords(n, seed), ...petFrames(n, seed), energyWindow: [350, 650], sortedRecords: coincidenceRecords(n, seed, 4000), window: 4000,
   }),
@@ -108,6 +114,13 @@ export const petJob: Job<PetInputs> = {
     return {
       scan, compacted, compactedCount: count,
       lut: c.lut, converted: canonicalNaNEnergies(c.converted), singles: sortRecords(c.singles), singlesCount: c.count, badFrame: c.badFrame,
+      ...await (async () => {
+        // The sort input: every converted frame, in frame order (schedule independent).
+        const recs = canonicalNaNEnergies(c.converted);
+        const st = await runPetSortStage(device, recs);
+        const ranks = st.passes.flatMap((p) => [...p.ranksEven, ...p.ranksOdd]);
+        return { sortTiles: st.tiles, sortRanks: Uint32Array.from(ranks), sorted: st.sorted };
+      })(),
       ...await (async () => {
         const k = await runPetCoincidenceStage(device, inp.sortedRecords, inp.window);
         return {
@@ -122,5 +135,6 @@ export const petJob: Job<PetInputs> = {
     lut: { kind: 'exact' }, converted: { kind: 'exact' }, singles: { kind: 'exact' }, singlesCount: { kind: 'exact' }, badFrame: { kind: 'exact' },
     coinNextIndex: { kind: 'exact' }, coinSelected: { kind: 'exact' }, coinScanId: { kind: 'exact' }, coinGlobalLen: { kind: 'exact' },
     pairs: { kind: 'exact' }, pairFirst: { kind: 'exact' }, pairsCount: { kind: 'exact' },
+    sortTiles: { kind: 'exact' }, sortRanks: { kind: 'exact' }, sorted: { kind: 'exact' },
   }),
 };
