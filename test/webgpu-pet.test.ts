@@ -14,6 +14,9 @@ import { canonicalNaNEnergies, NO_BAD_FRAME, runPetConvertStage, sortRecords } f
 import { scanAddOffsetsU32, scanBlocksU32 } from '../src/kernels/primitives.js';
 import { petPadSingles, petSortTiles, petSplitSingles } from '../src/kernels/pet.js';
 import { main } from '../src/cli/main.js';
+import { WGSL_KERNELS, type WgslKernelInfo } from '../src/webgpu/kernels.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 let gpu: WebGpuDevice;
 let wasm: Device;
@@ -48,6 +51,19 @@ function firstDiff(a: Uint32Array, b: Uint32Array): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
   return -1;
 }
+
+describe('WGSL sources', () => {
+  it('every WGSL kernel sits beside the AS kernel of the same name', () => {
+    for (const info of Object.values(WGSL_KERNELS) as WgslKernelInfo[]) {
+      const file = join('assembly', `${info.source ?? `kernels/${info.name}`}.wgsl`);
+      expect(existsSync(file), file).toBe(true);
+      expect(readFileSync(file, 'utf8')).toContain(`fn ${info.entryPoint}(`);
+      const dir = dirname(file);
+      const asFiles = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(dir, f), 'utf8'));
+      expect(asFiles.some((t) => new RegExp(`export (function ${info.name}\\(|\\{[^}]*\\b${info.name}\\b)`).test(t)), `${info.name} in ${dir}`).toBe(true);
+    }
+  });
+});
 
 describe('device scan (scanBlocksU32, scanAddOffsetsU32): webgpu vs wasm vs host', () => {
   const sizes = [0, 1, 2, 3, 7, 255, 256, 257, 2047, 2048, 2049, 4097, 100_003, 2048 * 2048 + 5];
