@@ -30,11 +30,9 @@ if ! ls "$DIR"/debs/libglx0_*.deb >/dev/null 2>&1; then
   apt-get $o update -qq && (cd "$DIR/debs" && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 fi
 rm -rf "$DIR/cuda" && mkdir -p "$DIR/cuda/cuda" && cp bench/native/simt_data.h "$DIR/cuda/" && cp bench/native/cuda/seeds.cu "$DIR/cuda/cuda/"
-rm -rf "$DIR/simt/dist" "$DIR/simt/build" "$DIR/simt/bin" "$DIR/simt/assembly/kernels"
+rm -rf "$DIR/simt/dist" "$DIR/simt/build" "$DIR/simt/bin" "$DIR/simt/assembly"
 cp -r dist build bin package.json "$DIR/simt/"
 mkdir -p "$DIR/simt/scripts" && cp scripts/bench-suite.mjs "$DIR/simt/scripts/"
-mkdir -p "$DIR/simt/assembly/kernels/wgsl"
-cp assembly/kernels/*.wgsl "$DIR/simt/assembly/kernels/"
-cp assembly/kernels/wgsl/*.wgsl "$DIR/simt/assembly/kernels/wgsl/"
+(find assembly -name '*.wgsl' | while read -r f; do mkdir -p "$DIR/simt/$(dirname "$f")" && cp "$f" "$DIR/simt/$f"; done)
 cp scripts/webgpu-remote-run.sh "$DIR/"
 du -sh "$DIR"

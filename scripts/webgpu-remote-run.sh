@@ -38,7 +38,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,m
 # 3. What simt sees, the cross-checks, the benchmark.
 node bin/simt.js info || echo "simt info exited $?"
 rc=0
-for job in ${JOBS:-vecMax vecMin vecSum countModules sts-sort pixel}; do
+for job in ${JOBS:-vecMax vecMin vecSum countModules sts-sort pixel pet}; do
   for seed in ${SEEDS:-1}; do
     if [ -n "$OUTDIR" ]; then
       f="$OUTDIR/crosscheck-$job${SEEDS:+-$seed}.json"

@@ -1,5 +1,5 @@
 export { crossCheck, reportToJson } from './crossCheck.js';
 export { compareOutput, ulpDistance } from './compare.js';
-export { jobs, registerJob, getJob, countModulesJob, stsSortJob, pixelJob, vecMaxJob, vecMinJob, vecSumJob } from './jobs/index.js';
+export { jobs, registerJob, getJob, countModulesJob, stsSortJob, pixelJob, petJob, vecMaxJob, vecMinJob, vecSumJob } from './jobs/index.js';
 export { pixelJobInputs, type PixelJobInputs } from './jobs/pixel.js';
 export type { Job, Comparison, CrossCheckOptions, CrossCheckReport, OutputReport, OutputValue, Difference, BackendRun } from './types.js';

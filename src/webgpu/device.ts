@@ -16,7 +16,7 @@ import type { Kernel, Param } from '../kernel.js';
 import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from '../deviceApi.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
 import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpuContext } from './gpu.js';
-import { loadWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
+import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
 import { WebGpuRuntime } from './runtime.js';
 
 export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
@@ -281,7 +281,7 @@ export class WebGpuDevice implements GpuDevice {
   private async execute(l: Omit<PreparedLaunch, 'wgsl'>): Promise<LaunchStats> {
     if (this.lostReason) throw new DeviceDestroyedError(this.lostReason);
     if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
-    const wgsl = await loadWgsl(l.kernel.name);
+    const wgsl = await loadKernelWgsl(l.info);
     const t0 = performance.now();
     let result;
     try {

@@ -29,6 +29,11 @@ export interface WgslKernelInfo {
   params: readonly WgslParam[];
   /** BLOCK_X must be a power of two (tree reductions). */
   powerOfTwoBlock: boolean;
+  /**
+   * Where the source is, under `assembly/` without `.wgsl`, beside the AS kernel of the same
+   * name (default `kernels/<name>`; e.g. `primitives/scanBlocksU32`, `kernels/pet/petConvert`).
+   */
+  source?: string;
 }
 
 const arr = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'array', dtype });
@@ -53,6 +58,71 @@ export const WGSL_KERNELS = {
   vecMin: reduction('vecMin'),
   // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
   vecSum: reduction('vecSum', 'f64'),
+  // assembly/primitives/ (device scan, compaction): see the .wgsl files there.
+  scanBlocksU32: {
+    name: 'scanBlocksU32', entryPoint: 'scanBlocksU32', source: 'primitives/scanBlocksU32', powerOfTwoBlock: false,
+    params: [arr('input', 'u32'), arr('output', 'u32'), arr('blockSums', 'u32'), scal('n', 'i32'), scal('items', 'i32')],
+  },
+  scanAddOffsetsU32: {
+    name: 'scanAddOffsetsU32', entryPoint: 'scanAddOffsetsU32', source: 'primitives/scanAddOffsetsU32', powerOfTwoBlock: false,
+    params: [arr('output', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('items', 'i32')],
+  },
+  compactNonZeroU32: {
+    name: 'compactNonZeroU32', entryPoint: 'compactNonZeroU32', source: 'primitives/compactNonZeroU32', powerOfTwoBlock: false,
+    params: [arr('input', 'u32'), scal('n', 'i32'), arr('output', 'u32'), arr('counter', 'u32'), scal('items', 'i32')],
+  },
+  // assembly/kernels/pet/ (seed 001): see the .wgsl files there and docs/webgpu.md.
+  petCrystalLut: {
+    name: 'petCrystalLut', entryPoint: 'petCrystalLut', source: 'kernels/pet/petCrystalLut', powerOfTwoBlock: false,
+    params: [arr('geometry', 'u32'), arr('lut', 'u32'), scal('count', 'i32')],
+  },
+  petConvert: {
+    name: 'petConvert', entryPoint: 'petConvert', source: 'kernels/pet/petConvert', powerOfTwoBlock: false,
+    params: [
+      arr('frames', 'u8'), scal('n', 'i32'), arr('dst', 'u32'), arr('dstBuffer', 'u32'), arr('counter', 'u32'),
+      arr('positionTable', 'u8'), arr('lut', 'u32'), arr('energyTable', 'f32'), arr('geometry', 'u32'),
+      scal('eLow', 'f64'), scal('eHigh', 'f64'), scal('useWindow', 'i32'), arr('badFrame', 'i32'), scal('elems', 'i32'),
+    ],
+  },
+  petSplitSingles: {
+    name: 'petSplitSingles', entryPoint: 'petSplitSingles', source: 'kernels/pet/petSplitSingles', powerOfTwoBlock: false,
+    params: [arr('src', 'u32'), scal('n', 'i32'), arr('crystal', 'u32'), arr('energy', 'f32'), arr('time', 'f64')],
+  },
+  petCoinNextIndex: {
+    name: 'petCoinNextIndex', entryPoint: 'petCoinNextIndex', source: 'kernels/pet/petCoinNextIndex', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'), scal('window', 'f64'), scal('elems', 'i32')],
+  },
+  petCoinSelect: {
+    name: 'petCoinSelect', entryPoint: 'petCoinSelect', source: 'kernels/pet/petCoinSelect', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'), scal('window', 'f64'), scal('elems', 'i32')],
+  },
+  petCoinCount: {
+    name: 'petCoinCount', entryPoint: 'petCoinCount', source: 'kernels/pet/petCoinCount', powerOfTwoBlock: false,
+    params: [arr('nextIndex', 'i32'), scal('n', 'i32'), arr('scanId', 'u32'), arr('globalLen', 'u32'), arr('newLength', 'u32'), scal('elems', 'i32')],
+  },
+  petCoinFill: {
+    name: 'petCoinFill', entryPoint: 'petCoinFill', source: 'kernels/pet/petCoinFill', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('pairs', 'u32'), arr('pairFirst', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'),
+      arr('scanId', 'u32'), arr('blockOffsets', 'u32'), scal('elems', 'i32')],
+  },
+  petPadSingles: {
+    name: 'petPadSingles', entryPoint: 'petPadSingles', source: 'kernels/pet/petPadSingles', powerOfTwoBlock: false,
+    params: [arr('a', 'u32'), arr('b', 'u32'), scal('n', 'i32'), scal('total', 'i32')],
+  },
+  // TILE = 1024 records; BLOCK_X a power of two dividing it (block 256 on SwiftShader).
+  petSortTiles: {
+    name: 'petSortTiles', entryPoint: 'petSortTiles', source: 'kernels/pet/petSortTiles', powerOfTwoBlock: true,
+    params: [arr('data', 'u32'), scal('n', 'i32')],
+  },
+  petMergeRanks: {
+    name: 'petMergeRanks', entryPoint: 'petMergeRanks', source: 'kernels/pet/petMergeRanks', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('ranksEven', 'u32'), arr('ranksOdd', 'u32'), scal('sortedBlockSize', 'i32'), scal('n', 'i32'), scal('n2', 'i32')],
+  },
+  // BLOCK_X = 256 (SUB_BLOCK_SIZE): the workgroup tiles hold 256 records each.
+  petMergeBlocks: {
+    name: 'petMergeBlocks', entryPoint: 'petMergeBlocks', source: 'kernels/pet/petMergeBlocks', powerOfTwoBlock: false,
+    params: [arr('data', 'u32'), arr('out', 'u32'), arr('ranksEven', 'u32'), arr('ranksOdd', 'u32'), scal('sortedBlockSize', 'i32'), scal('n', 'i32')],
+  },
   countModules: {
     name: 'countModules',
     entryPoint: 'countModules',
@@ -153,6 +223,11 @@ const isNode = (): boolean =>
 
 const sourceCache = new Map<string, Promise<string>>();
 
+/** The WGSL source of a kernel of WGSL_KERNELS, from `assembly/<info.source>.wgsl`. */
+export function loadKernelWgsl(info: WgslKernelInfo): Promise<string> {
+  return info.source === undefined ? loadWgsl(info.name) : loadAssemblyWgsl(info.source);
+}
+
 /**
  * The WGSL source of `name` (a kernel name like 'vecMax', or 'wgsl/cuda_atomics'), read from
  * `assembly/kernels/<name>.wgsl` under the package root. The package root is found from this
@@ -160,6 +235,11 @@ const sourceCache = new Map<string, Promise<string>>();
  * dist/src/webgpu/ (compiled); in Node we walk up until the file exists.
  */
 export function loadWgsl(name: string): Promise<string> {
+  return loadAssemblyWgsl(`kernels/${name}`);
+}
+
+/** `assembly/<rel>.wgsl` under the package root (rel like 'kernels/vecMax', 'primitives/scanBlocksU32'). */
+export function loadAssemblyWgsl(name: string): Promise<string> {
   if (!/^[A-Za-z0-9_]+(\/[A-Za-z0-9_]+)*$/.test(name)) return Promise.reject(new Error(`bad WGSL name '${name}'`));
   let p = sourceCache.get(name);
   if (!p) {
@@ -175,7 +255,7 @@ async function loadNode(name: string): Promise<string> {
   const { existsSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const path = await import('node:path');
-  const rel = path.join('assembly', 'kernels', `${name}.wgsl`);
+  const rel = path.join('assembly', `${name}.wgsl`);
   let dir = path.dirname(fileURLToPath(import.meta.url));
   const tried: string[] = [];
   for (let up = 0; up < 6; up++) {
@@ -195,7 +275,7 @@ async function loadBrowser(name: string): Promise<string> {
   const base = configuredBaseUrl();
   const roots = base ? [base] : ['../../', '../../../'].map((p) => new URL(p, import.meta.url));
   for (const root of roots) {
-    const url = new URL(`assembly/kernels/${name}.wgsl`, root);
+    const url = new URL(`assembly/${name}.wgsl`, root);
     tried.push(url.href);
     const res = await fetch(url);
     // A dev server's SPA fallback answers unknown paths with index.html: not WGSL.

@@ -387,12 +387,27 @@ export class WebGpuRuntime {
 
     device.pushErrorScope('validation');
     const enc = device.createCommandEncoder({ label: desc.label ?? desc.entryPoint });
+    // One array passed to a read-only binding and to a writable one (scanBlocksU32 with
+    // output = input): WebGPU forbids that aliasing in one dispatch, so the read-only binding
+    // gets a copy of the buffer made just before the pass — the contents at launch, which is
+    // what a kernel that never writes that parameter may read anyway.
+    const bound = [...desc.buffers];
+    const snapshots: GPUBuffer[] = [];
+    const readOnly = this.readOnlyBindingsOf(desc.wgsl);
+    for (const i of readOnly) {
+      const b = bound[i];
+      if (b === undefined || !bound.some((o, j) => o === b && !readOnly.has(j))) continue;
+      const copy = device.createBuffer({ size: b.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, label: 'simt-alias-copy' });
+      enc.copyBufferToBuffer(b, 0, copy, 0, b.size);
+      bound[i] = copy;
+      snapshots.push(copy);
+    }
     const pass = enc.beginComputePass(
       querySet ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {},
     );
     pass.setPipeline(entry.pipeline);
     for (let c = 0; c < chunks; c++) {
-      const entries: GPUBindGroupEntry[] = desc.buffers.map((buffer, i) => ({ binding: i, resource: { buffer } }));
+      const entries: GPUBindGroupEntry[] = bound.map((buffer, i) => ({ binding: i, resource: { buffer } }));
       entries.push({
         binding: desc.buffers.length,
         resource: { buffer: uniform, offset: c * stride, size: uniformBytes },
@@ -408,6 +423,7 @@ export class WebGpuRuntime {
     device.queue.submit([enc.finish()]);
     const error = await device.popErrorScope();
     uniform.destroy(); // deferred by WebGPU until the submitted work no longer needs it
+    for (const c of snapshots) c.destroy();
     if (error) {
       querySet?.destroy();
       resolveBuf?.destroy();

@@ -31,3 +31,63 @@ fn f64BitsOfF32(x: f32) -> vec2u {
 // u64 (lo, hi) from a u32; i64 (lo, hi) from an i32 (sign-extended).
 fn u64OfU32(x: u32) -> vec2u { return vec2u(x, 0u); }
 fn i64OfI32(x: i32) -> vec2u { return vec2u(bitcast<u32>(x), select(0u, 0xffffffffu, x < 0)); }
+
+// v << k, v >> k on (lo, hi) u64 words (WGSL takes shift counts mod 32: k = 0 and k ≥ 32 apart).
+fn shl64(v: vec2u, k: u32) -> vec2u {
+  if (k == 0u) { return v; }
+  if (k >= 32u) { return vec2u(0u, v.x << (k - 32u)); }
+  return vec2u(v.x << k, (v.y << k) | (v.x >> (32u - k)));
+}
+fn shr64(v: vec2u, k: u32) -> vec2u {
+  if (k == 0u) { return v; }
+  if (k >= 32u) { return vec2u(v.y >> (k - 32u), 0u); }
+  return vec2u((v.x >> k) | (v.y << (32u - k)), v.y >> k);
+}
+
+// The IEEE binary64 bits (lo, hi) of the u64 v = (lo, hi), rounded to nearest, ties to even
+// (what wasm's f64.convert_i64_u does).
+fn f64BitsOfU64(v: vec2u) -> vec2u {
+  if (v.x == 0u && v.y == 0u) { return vec2u(0u, 0u); }
+  var p: u32;
+  if (v.y != 0u) { p = 63u - countLeadingZeros(v.y); } else { p = 31u - countLeadingZeros(v.x); }
+  var m: vec2u;
+  if (p <= 52u) {
+    m = shl64(v, 52u - p);
+  } else {
+    let s = p - 52u; // 1..11: the dropped bits all lie in the low word
+    m = shr64(v, s);
+    let rem = v.x & ((1u << s) - 1u);
+    let half = 1u << (s - 1u);
+    if (rem > half || (rem == half && (m.x & 1u) == 1u)) {
+      let lo = m.x + 1u;
+      m = vec2u(lo, m.y + select(0u, 1u, lo == 0u));
+      if (m.y >= (1u << 21u)) { m = shr64(m, 1u); p = p + 1u; } // carried into 2^53
+    }
+  }
+  return vec2u(m.x, ((1023u + p) << 20u) | (m.y & 0xfffffu));
+}
+
+// A u64 key with key(a) ≤ key(b) ⇔ a ≤ b for non-NaN doubles (−0 mapped to +0).
+fn f64Key(b: vec2u) -> vec2u {
+  if (b.x == 0u && (b.y & 0x7fffffffu) == 0u) { return vec2u(0u, 0x80000000u); }
+  if ((b.y & 0x80000000u) != 0u) { return vec2u(~b.x, ~b.y); }
+  return vec2u(b.x, b.y | 0x80000000u);
+}
+fn le64(a: vec2u, b: vec2u) -> bool { return a.y < b.y || (a.y == b.y && a.x <= b.x); }
+
+// The u64 (lo, hi) value of a double that holds a non-negative integer below 2^64 (e.g. a tick
+// count converted by f64BitsOfU64); fraction bits are dropped, negative values give 0.
+fn u64OfF64Bits(b: vec2u) -> vec2u {
+  if ((b.y & 0x80000000u) != 0u) { return vec2u(0u, 0u); }
+  let e = (b.y >> 20u) & 0x7ffu;
+  if (e < 1023u) { return vec2u(0u, 0u); }
+  let m = vec2u(b.x, (b.y & 0xfffffu) | 0x100000u);
+  let p = e - 1023u;
+  if (p <= 52u) { return shr64(m, 52u - p); }
+  return shl64(m, p - 52u);
+}
+
+// a - b on u64 (lo, hi), wrapping.
+fn sub64(a: vec2u, b: vec2u) -> vec2u {
+  return vec2u(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}

@@ -5,8 +5,9 @@ import { countModulesJob } from './countModules.js';
 import { pixelJob } from './pixel.js';
 import { vecMaxJob, vecMinJob, vecSumJob } from './reductions.js';
 import { stsSortJob } from './sts.js';
+import { petJob } from './pet.js';
 
-const BUILTIN: Job[] = [vecMaxJob, vecMinJob, vecSumJob, countModulesJob, stsSortJob, pixelJob];
+const BUILTIN: Job[] = [vecMaxJob, vecMinJob, vecSumJob, countModulesJob, stsSortJob, pixelJob, petJob];
 
 /** Every known job, by name. */
 export const jobs = new Map<string, Job>(BUILTIN.map((j) => [j.name, j]));
@@ -22,4 +23,4 @@ export function getJob(name: string): Job {
   return j;
 }
 
-export { countModulesJob, stsSortJob, pixelJob, vecMaxJob, vecMinJob, vecSumJob };
+export { countModulesJob, stsSortJob, pixelJob, petJob, vecMaxJob, vecMinJob, vecSumJob };
