@@ -47,9 +47,10 @@ const reduction = (name: string, partial: WgslDtype = 'f32'): WgslKernelInfo => 
 });
 
 /** Kernels whose entry point is their name and whose block size is free. */
-function kernelsOf<K extends string>(table: Record<K, WgslParam[]>): Record<K, WgslKernelInfo> {
+/** Entries for kernels whose WGSL sits in `assembly/<dir>/<name>.wgsl`, beside their AS kernel. */
+function kernelsOf<K extends string>(dir: string, table: Record<K, WgslParam[]>): Record<K, WgslKernelInfo> {
   const out = {} as Record<K, WgslKernelInfo>;
-  for (const name of Object.keys(table) as K[]) out[name] = { name, entryPoint: name, params: table[name], powerOfTwoBlock: false };
+  for (const name of Object.keys(table) as K[]) out[name] = { name, entryPoint: name, source: `${dir}/${name}`, params: table[name], powerOfTwoBlock: false };
   return out;
 }
 
@@ -138,7 +139,7 @@ export const WGSL_KERNELS = {
   },
   // STS digi sorting (seed 004, src/kernels/sts.ts): digis are u32[2n] (channel, time) words,
   // bound as array<vec2u> in WGSL (the same bytes).
-  ...kernelsOf({
+  ...kernelsOf('kernels/sts', {
     scanTileSums: [arr('input', 'u32'), arr('sums', 'u32'), scal('n', 'i32'), scal('itemsPerThread', 'i32')],
     scanSingle: [arr('data', 'u32'), scal('n', 'i32'), arr('total', 'u32')],
     scanTileApply: [arr('input', 'u32'), arr('output', 'u32'), arr('sums', 'u32'), scal('n', 'i32'), scal('itemsPerThread', 'i32')],
@@ -169,12 +170,14 @@ export const WGSL_KERNELS = {
   pixelCountModules: {
     name: 'pixelCountModules',
     entryPoint: 'pixelCountModules',
+    source: 'kernels/pixel/pixelCountModules',
     params: [arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), scal('numElements', 'i32'), scal('nMaxModules', 'u32')],
     powerOfTwoBlock: false,
   },
   pixelFindClus: {
     name: 'pixelFindClus',
     entryPoint: 'pixelFindClus',
+    source: 'kernels/pixel/pixelFindClus',
     params: [
       arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), arr('nClustersInModule', 'u32'),
       arr('moduleId', 'u32'), scal('numElements', 'i32'),
@@ -184,6 +187,7 @@ export const WGSL_KERNELS = {
   pixelClusterChargeCut: {
     name: 'pixelClusterChargeCut',
     entryPoint: 'pixelClusterChargeCut',
+    source: 'kernels/pixel/pixelClusterChargeCut',
     params: [
       arr('store', 'u8'), scal('stride', 'u32'), arr('moduleStart', 'u32'), arr('nClustersInModule', 'u32'),
       scal('numElements', 'i32'), scal('layer1Threshold', 'i32'), scal('otherThreshold', 'i32'),
