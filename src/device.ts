@@ -12,11 +12,13 @@ import {
   KernelTimeoutError, LaunchAbortedError, LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError,
   SharedMemoryLimitError, UseAfterFreeError,
 } from './errors.js';
-import type { Kernel, Param } from './kernel.js';
+import type { Kernel } from './kernel.js';
+import { argumentList, checkArrayArg, checkScalarArg, describe } from './launchArgs.js';
 import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from './deviceApi.js';
 import { CONTROL_BYTES, CTL, Command, HEAP_ALIGN, MAX_WASM32_BYTES, PAGE_BYTES } from './layout.js';
 import { HeapAllocator } from './memory/allocator.js';
 import type { DeviceArray } from './memory/deviceArray.js';
+import { DeviceArrayBase } from './memory/deviceArrayBase.js';
 import { loadKernelsModule } from './module.js';
 import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
 import { WorkerPool } from './pool/pool.js';
@@ -312,67 +314,23 @@ export class Device implements GpuDevice {
     return { kernel, index, grid, block, blocks, sharedBytes, workers, timeoutMs, seed, values, signal: config.signal };
   }
 
-  /** Checks every argument against the declaration and encodes it (tag, 8-byte value). */
+  /** Checks every argument against the declaration (launchArgs.ts) and encodes it (tag, 8-byte value). */
   private marshal(kernel: Kernel, args: KernelArgs): Marshalled[] {
-    const params = kernel.params;
-    if (params.length > CTL.MAX_ARGS) throw new KernelArgumentError(kernel.name, '(all)', `more than ${CTL.MAX_ARGS} parameters`);
-    const positional = Array.isArray(args);
-    if (args === null || typeof args !== 'object') {
-      throw new KernelArgumentError(kernel.name, '(all)', 'arguments must be an array or an object keyed by parameter name');
-    }
-    if (positional) {
-      if (args.length !== params.length) {
-        throw new KernelArgumentError(kernel.name, params[Math.min(args.length, params.length - 1)]?.name ?? '(all)',
-          `expected ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`);
+    if (kernel.params.length > CTL.MAX_ARGS) throw new KernelArgumentError(kernel.name, '(all)', `more than ${CTL.MAX_ARGS} parameters`);
+    const values = argumentList(kernel, args);
+    return kernel.params.map((p, k): Marshalled => {
+      if (p.kind === 'array') {
+        return { tag: ArgTag.Pointer, value: checkArrayArg(kernel.name, p, values[k], WasmDeviceArray, this).byteOffset };
       }
-    } else {
-      const names = new Set(params.map((p) => p.name));
-      for (const k of Object.keys(args)) {
-        if (!names.has(k)) throw new KernelArgumentError(kernel.name, k, 'is not a parameter of this kernel');
+      const v = checkScalarArg(kernel.name, p, values[k]);
+      switch (p.dtype) {
+        case 'i32': return { tag: ArgTag.I32, value: v };
+        case 'u32': return { tag: ArgTag.U32, value: v };
+        case 'f32': return { tag: ArgTag.F32, value: v };
+        case 'f64': return { tag: ArgTag.F64, value: v };
+        default: return { tag: ArgTag.I64, value: BigInt.asIntN(64, v as bigint) };
       }
-    }
-    return params.map((p, k) => {
-      const v = positional ? (args as readonly unknown[])[k] : (args as Record<string, unknown>)[p.name];
-      return this.marshalOne(kernel.name, p, v);
     });
-  }
-
-  private marshalOne(kernel: string, p: Param, v: unknown): Marshalled {
-    if (v === undefined) throw new KernelArgumentError(kernel, p.name, 'missing');
-    if (p.kind === 'array') {
-      if (!(v instanceof WasmDeviceArray)) {
-        throw new KernelArgumentError(kernel, p.name, `expected a device array of ${p.dtype}, got ${describe(v)}`);
-      }
-      if (v.device !== this) throw new KernelArgumentError(kernel, p.name, `the array belongs to device ${v.device.id}, not this device (${this.id})`);
-      if (v.freed) throw new KernelArgumentError(kernel, p.name, 'the array was freed');
-      if (v.dtype !== p.dtype) throw new KernelArgumentError(kernel, p.name, `expected ${p.dtype}[], got ${v.dtype}[]`);
-      return { tag: ArgTag.Pointer, value: v.byteOffset };
-    }
-    const bad = (why: string): never => { throw new KernelArgumentError(kernel, p.name, why); };
-    switch (p.dtype) {
-      case 'i32':
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) bad(`expected an i32, got ${describe(v)}`);
-        return { tag: ArgTag.I32, value: v as number };
-      case 'u32':
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= 2 ** 32) bad(`expected a u32, got ${describe(v)}`);
-        return { tag: ArgTag.U32, value: v as number };
-      case 'f32':
-        if (typeof v !== 'number') bad(`expected an f32 (number), got ${describe(v)}`);
-        return { tag: ArgTag.F32, value: v as number };
-      case 'f64':
-        if (typeof v !== 'number') bad(`expected an f64 (number), got ${describe(v)}`);
-        return { tag: ArgTag.F64, value: v as number };
-      case 'i64': case 'u64': {
-        let b: bigint;
-        if (typeof v === 'bigint') b = v;
-        else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
-        else return bad(`expected an ${p.dtype} (bigint or safe integer), got ${describe(v)}`);
-        const lo = p.dtype === 'i64' ? -(1n << 63n) : 0n;
-        const hi = p.dtype === 'i64' ? (1n << 63n) : (1n << 64n);
-        if (b < lo || b >= hi) bad(`${b} is out of range for ${p.dtype}`);
-        return { tag: ArgTag.I64, value: BigInt.asIntN(64, b) };
-      }
-    }
   }
 
   private async execute(l: PreparedLaunch): Promise<LaunchStats> {
@@ -477,39 +435,10 @@ function chunkSize(blocks: number, workers: number, seeded: boolean): number {
   return Math.max(1, Math.min(256, balanced), Math.ceil(blocks / 2 ** 30));
 }
 
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
-  return `${typeof v} ${String(v)}`;
-}
+export class WasmDeviceArray<D extends DType> extends DeviceArrayBase<D> implements DeviceArray<D> {
 
-export class WasmDeviceArray<D extends DType> implements DeviceArray<D> {
-  private isFreed = false;
-  readonly byteLength: number;
-
-  constructor(readonly device: Device, readonly dtype: D, readonly length: number, readonly byteOffset: number) {
-    this.byteLength = length * DTYPES[dtype].bytes;
-  }
-
-  get freed(): boolean { return this.isFreed; }
-
-  /** @internal */
-  markFreed(): void { this.isFreed = true; }
-
-  private checkLive(what: string): void {
-    if (this.isFreed) {
-      throw new UseAfterFreeError(`${what} on a freed ${this.dtype}[${this.length}] array` +
-        (this.device.isDestroyed ? ' (its device was destroyed)' : ''));
-    }
-  }
-
-  private range(start: number | undefined, end: number | undefined, what: string): [number, number] {
-    const s = start ?? 0;
-    const e = end ?? this.length;
-    if (!Number.isInteger(s) || !Number.isInteger(e) || s < 0 || e > this.length || s > e) {
-      throw new BufferMismatchError(`${what}: range [${s}, ${e}) is outside the array's ${this.length} elements`);
-    }
-    return [s, e];
+  constructor(readonly device: Device, dtype: D, length: number, readonly byteOffset: number) {
+    super(dtype, length);
   }
 
   /**
@@ -522,17 +451,7 @@ export class WasmDeviceArray<D extends DType> implements DeviceArray<D> {
   }
 
   async upload(data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>, offset = 0): Promise<void> {
-    this.checkLive('upload');
-    const kind = dtypeOfArray(data);
-    if (ArrayBuffer.isView(data) && kind !== this.dtype) {
-      throw new BufferMismatchError(`upload: expected ${this.dtype} data (a ${DTYPES[this.dtype].ctor.name}), got ${kind ?? (data as object).constructor.name}`);
-    }
-    if (!ArrayBuffer.isView(data) && (typeof data !== 'object' || data === null || typeof (data as ArrayLike<unknown>).length !== 'number')) {
-      throw new BufferMismatchError(`upload: expected a typed array or array of ${this.dtype}, got ${describe(data)}`);
-    }
-    if (!Number.isInteger(offset) || offset < 0 || offset + data.length > this.length) {
-      throw new BufferMismatchError(`upload: ${data.length} elements at offset ${offset} do not fit the array's ${this.length} elements`);
-    }
+    this.checkUpload(data, offset);
     await this.device.idle();
     this.checkLive('upload');
     const view = viewOf(this.dtype, this.device.memory.buffer, this.byteOffset + offset * DTYPES[this.dtype].bytes, data.length);
@@ -556,10 +475,7 @@ export class WasmDeviceArray<D extends DType> implements DeviceArray<D> {
   async fill(value: ScalarOf<D>, start?: number, end?: number): Promise<void> {
     this.checkLive('fill');
     const [s, e] = this.range(start, end, 'fill');
-    const is64 = this.dtype === 'i64' || this.dtype === 'u64';
-    if (is64 ? typeof value !== 'bigint' : typeof value !== 'number') {
-      throw new BufferMismatchError(`fill: expected a ${is64 ? 'bigint' : 'number'} for ${this.dtype}, got ${describe(value)}`);
-    }
+    this.checkFill(value);
     await this.device.idle();
     this.checkLive('fill');
     (viewOf(this.dtype, this.device.memory.buffer, this.byteOffset, this.length) as unknown as { fill(v: unknown, s: number, e: number): void }).fill(value, s, e);
@@ -567,7 +483,7 @@ export class WasmDeviceArray<D extends DType> implements DeviceArray<D> {
 
   free(): void {
     this.checkLive('free');
-    this.isFreed = true;
+    this.markFreed();
     this.device.releaseArray(this as unknown as WasmDeviceArray<DType>);
   }
 }

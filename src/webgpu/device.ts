@@ -13,8 +13,10 @@ import {
   LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError, SharedMemoryLimitError, UseAfterFreeError,
 } from '../errors.js';
 import type { Kernel, Param } from '../kernel.js';
+import { argumentList, checkArrayArg, checkScalarArg, describe } from '../launchArgs.js';
 import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from '../deviceApi.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
+import { DeviceArrayBase } from '../memory/deviceArrayBase.js';
 import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpuContext } from './gpu.js';
 import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
 import { WebGpuRuntime } from './runtime.js';
@@ -235,47 +237,16 @@ export class WebGpuDevice implements GpuDevice {
     return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars, signal: config.signal };
   }
 
-  /** Checks every argument against the declaration (as the wasm device does) and encodes it. */
+  /** Checks every argument against the declaration (launchArgs.ts, as the wasm device does) and encodes it. */
   private marshal(kernel: Kernel, args: KernelArgs): { buffers: GPUBuffer[]; scalars: Uint32Array } {
-    const params = kernel.params;
-    if (args === null || typeof args !== 'object') {
-      throw new KernelArgumentError(kernel.name, '(all)', 'arguments must be an array or an object keyed by parameter name');
-    }
-    const positional = Array.isArray(args);
-    if (positional) {
-      if (args.length !== params.length) {
-        throw new KernelArgumentError(kernel.name, params[Math.min(args.length, params.length - 1)]?.name ?? '(all)',
-          `expected ${params.length} arguments (${params.map((p) => p.name).join(', ')}), got ${args.length}`);
-      }
-    } else {
-      const names = new Set(params.map((p) => p.name));
-      for (const k of Object.keys(args)) {
-        if (!names.has(k)) throw new KernelArgumentError(kernel.name, k, 'is not a parameter of this kernel');
-      }
-    }
+    const values = argumentList(kernel, args);
     const buffers: GPUBuffer[] = [];
     const words: number[] = [];
-    params.forEach((p, k) => {
-      const v = positional ? (args as readonly unknown[])[k] : (args as Record<string, unknown>)[p.name];
-      if (p.kind === 'array') buffers.push(this.arrayArg(kernel.name, p, v));
-      else words.push(...scalarWords(kernel.name, p, v));
+    kernel.params.forEach((p, k) => {
+      if (p.kind === 'array') buffers.push(checkArrayArg(kernel.name, p, values[k], WebGpuDeviceArray, this).buffer);
+      else words.push(...scalarWords(p, checkScalarArg(kernel.name, p, values[k])));
     });
     return { buffers, scalars: Uint32Array.from(words) };
-  }
-
-  private arrayArg(kernel: string, p: Param & { kind: 'array' }, v: unknown): GPUBuffer {
-    if (v === undefined) throw new KernelArgumentError(kernel, p.name, 'missing');
-    if (!(v instanceof WebGpuDeviceArray)) {
-      const dev = (v as { device?: { id?: unknown; backend?: unknown } } | null)?.device;
-      if (dev && typeof dev.id === 'number') {
-        throw new KernelArgumentError(kernel, p.name, `the array belongs to device ${dev.id} (${String(dev.backend)}), not this device (${this.id}, webgpu)`);
-      }
-      throw new KernelArgumentError(kernel, p.name, `expected a device array of ${p.dtype}, got ${describe(v)}`);
-    }
-    if (v.device !== this) throw new KernelArgumentError(kernel, p.name, `the array belongs to device ${v.device.id}, not this device (${this.id})`);
-    if (v.freed) throw new KernelArgumentError(kernel, p.name, 'the array was freed');
-    if (v.dtype !== p.dtype) throw new KernelArgumentError(kernel, p.name, `expected ${p.dtype}[], got ${v.dtype}[]`);
-    return v.buffer;
   }
 
   private async execute(l: Omit<PreparedLaunch, 'wgsl'>): Promise<LaunchStats> {
@@ -358,41 +329,21 @@ function checkDeclaration(kernel: Kernel, info: WgslKernelInfo): void {
 }
 
 /**
- * A scalar argument as Launch-uniform words: i32/u32/f32 one word; f64 two words (lo, hi) of its
- * IEEE bits; i64/u64 two words (lo, hi), two's complement.
+ * A checked scalar argument as Launch-uniform words: i32/u32/f32 one word; f64 two words (lo, hi)
+ * of its IEEE bits; i64/u64 two words (lo, hi), two's complement.
  */
-function scalarWords(kernel: string, p: Param, v: unknown): number[] {
-  if (v === undefined) throw new KernelArgumentError(kernel, p.name, 'missing');
-  const bad = (why: string): never => { throw new KernelArgumentError(kernel, p.name, why); };
+function scalarWords(p: Param, v: number | bigint): number[] {
   switch (p.dtype) {
-    case 'i32':
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) bad(`expected an i32, got ${describe(v)}`);
-      return [(v as number) >>> 0];
-    case 'u32':
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= 2 ** 32) bad(`expected a u32, got ${describe(v)}`);
-      return [v as number];
-    case 'f32': {
-      if (typeof v !== 'number') bad(`expected an f32 (number), got ${describe(v)}`);
-      return [new Uint32Array(new Float32Array([v as number]).buffer)[0]!];
-    }
+    case 'i32': case 'u32': return [(v as number) >>> 0];
+    case 'f32': return [new Uint32Array(new Float32Array([v as number]).buffer)[0]!];
     case 'f64': {
-      if (typeof v !== 'number') bad(`expected an f64 (number), got ${describe(v)}`);
       const w = new Uint32Array(new Float64Array([v as number]).buffer);
       return [w[0]!, w[1]!];
     }
-    case 'i64': case 'u64': {
-      let b: bigint;
-      if (typeof v === 'bigint') b = v;
-      else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
-      else return bad(`expected an ${p.dtype} (bigint or safe integer), got ${describe(v)}`);
-      const lo = p.dtype === 'i64' ? -(1n << 63n) : 0n;
-      const hi = p.dtype === 'i64' ? (1n << 63n) : (1n << 64n);
-      if (b < lo || b >= hi) bad(`${b} is out of range for ${p.dtype}`);
-      const u = BigInt.asUintN(64, b);
+    default: {
+      const u = BigInt.asUintN(64, v as bigint);
       return [Number(u & 0xffffffffn), Number(u >> 32n)];
     }
-    default:
-      return bad(`unsupported scalar type ${String(p.dtype)}`);
   }
 }
 
@@ -415,61 +366,23 @@ async function waitFor(done: Promise<void>, kernel: string, deadline: number, si
   }
 }
 
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
-  return `${typeof v} ${String(v)}`;
-}
 
 /**
  * A device array on WebGPU: one storage buffer holding exactly the bytes of the host's typed array
  * (little-endian; 16-bit elements two per WGSL u32 word, 64-bit elements as (lo, hi) word pairs),
  * zero-padded to a whole number of 4-byte words.
  */
-export class WebGpuDeviceArray<D extends DType> implements DeviceArray<D> {
-  private isFreed = false;
-  readonly byteLength: number;
+export class WebGpuDeviceArray<D extends DType> extends DeviceArrayBase<D> implements DeviceArray<D> {
   /** No device pointers on WebGPU: every array is its own buffer, at offset 0. */
   readonly byteOffset = 0;
 
-  constructor(readonly device: WebGpuDevice, readonly dtype: D, readonly length: number, readonly buffer: GPUBuffer,
+  constructor(readonly device: WebGpuDevice, dtype: D, length: number, readonly buffer: GPUBuffer,
     readonly bufferBytes: number) {
-    this.byteLength = length * DTYPES[dtype].bytes;
-  }
-
-  get freed(): boolean { return this.isFreed; }
-
-  /** @internal */
-  markFreed(): void { this.isFreed = true; }
-
-  private checkLive(what: string): void {
-    if (this.isFreed) {
-      throw new UseAfterFreeError(`${what} on a freed ${this.dtype}[${this.length}] array` +
-        (this.device.isDestroyed ? ' (its device was destroyed)' : ''));
-    }
-  }
-
-  private range(start: number | undefined, end: number | undefined, what: string): [number, number] {
-    const s = start ?? 0;
-    const e = end ?? this.length;
-    if (!Number.isInteger(s) || !Number.isInteger(e) || s < 0 || e > this.length || s > e) {
-      throw new BufferMismatchError(`${what}: range [${s}, ${e}) is outside the array's ${this.length} elements`);
-    }
-    return [s, e];
+    super(dtype, length);
   }
 
   async upload(data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>, offset = 0): Promise<void> {
-    this.checkLive('upload');
-    const kind = dtypeOfArray(data);
-    if (ArrayBuffer.isView(data) && kind !== this.dtype) {
-      throw new BufferMismatchError(`upload: expected ${this.dtype} data (a ${DTYPES[this.dtype].ctor.name}), got ${kind ?? (data as object).constructor.name}`);
-    }
-    if (!ArrayBuffer.isView(data) && (typeof data !== 'object' || data === null || typeof (data as ArrayLike<unknown>).length !== 'number')) {
-      throw new BufferMismatchError(`upload: expected a typed array or array of ${this.dtype}, got ${describe(data)}`);
-    }
-    if (!Number.isInteger(offset) || offset < 0 || offset + data.length > this.length) {
-      throw new BufferMismatchError(`upload: ${data.length} elements at offset ${offset} do not fit the array's ${this.length} elements`);
-    }
+    this.checkUpload(data, offset);
     let typed: TypedArrayOf[D];
     if (ArrayBuffer.isView(data)) {
       typed = data as TypedArrayOf[D];
@@ -521,10 +434,7 @@ export class WebGpuDeviceArray<D extends DType> implements DeviceArray<D> {
   async fill(value: ScalarOf<D>, start?: number, end?: number): Promise<void> {
     this.checkLive('fill');
     const [s, e] = this.range(start, end, 'fill');
-    const is64 = this.dtype === 'i64' || this.dtype === 'u64';
-    if (is64 ? typeof value !== 'bigint' : typeof value !== 'number') {
-      throw new BufferMismatchError(`fill: expected a ${is64 ? 'bigint' : 'number'} for ${this.dtype}, got ${describe(value)}`);
-    }
+    this.checkFill(value);
     if (s === e) return;
     const eb = DTYPES[this.dtype].bytes;
     const one = viewOf(this.dtype, new ArrayBuffer(eb), 0, 1) as unknown as { [k: number]: unknown; buffer: ArrayBuffer };
@@ -548,7 +458,7 @@ export class WebGpuDeviceArray<D extends DType> implements DeviceArray<D> {
 
   free(): void {
     this.checkLive('free');
-    this.isFreed = true;
+    this.markFreed();
     this.device.releaseArray(this as unknown as WebGpuDeviceArray<DType>);
   }
 }
