@@ -273,32 +273,6 @@ export class WebGpuDevice implements GpuDevice {
     return stats;
   }
 
-  /**
-   * Copies the first `length` elements of `src` into `dst` on the device's stream (a
-   * copyBufferToBuffer; WebGPU cannot bind one buffer as a dispatch's input and output, so
-   * in-place host algorithms go through a temporary and this copy).
-   */
-  copyArray<D extends DType>(src: DeviceArray<D>, dst: DeviceArray<D>, length = src.length): Promise<void> {
-    for (const [what, a] of [['src', src], ['dst', dst]] as const) {
-      if (!(a instanceof WebGpuDeviceArray) || a.device !== this) throw new BufferMismatchError(`copyArray: ${what} is not an array of this device`);
-      if (a.freed) throw new UseAfterFreeError(`copyArray: ${what} was freed`);
-    }
-    if (src.dtype !== dst.dtype) throw new BufferMismatchError(`copyArray: ${src.dtype}[] to ${dst.dtype}[]`);
-    if (!Number.isInteger(length) || length < 0 || length > src.length || length > dst.length) {
-      throw new BufferMismatchError(`copyArray: ${length} elements between arrays of ${src.length} and ${dst.length}`);
-    }
-    const bytes = Math.ceil((length * DTYPES[src.dtype].bytes) / 4) * 4;
-    const s = src as unknown as WebGpuDeviceArray<D>;
-    const d = dst as unknown as WebGpuDeviceArray<D>;
-    if (bytes === 0 || s === d) return Promise.resolve();
-    if (bytes > d.bufferBytes || bytes > s.bufferBytes) throw new BufferMismatchError('copyArray: the copy overflows a buffer');
-    return this.enqueue(async () => {
-      const enc = this.context.device.createCommandEncoder({ label: 'simt-copy' });
-      enc.copyBufferToBuffer(s.buffer, 0, d.buffer, 0, bytes);
-      this.context.device.queue.submit([enc.finish()]);
-    });
-  }
-
   private checkAlive(): void {
     if (this.destroyed) throw new DeviceDestroyedError('the device was destroyed');
   }

@@ -30,14 +30,7 @@ fn timeAt(i: u32) -> vec2u { return u64OfF64Bits(vec2u(data[4u * i + 2u], data[4
 
 // f64: later - earlier <= window.
 fn within(later: vec2u, earlier: vec2u) -> bool {
-  var d: vec2u;
-  if (later.y < earlier.y || (later.y == earlier.y && later.x < earlier.x)) {
-    let m = f64BitsOfU64(sub64(earlier, later));
-    d = vec2u(m.x, m.y | 0x80000000u);
-  } else {
-    d = f64BitsOfU64(sub64(later, earlier));
-  }
-  return le64(f64Key(d), f64Key(vec2u(launch.windowLo, launch.windowHi)));
+  return f64DiffWithin(later, earlier, vec2u(launch.windowLo, launch.windowHi));
 }
 
 @compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z)

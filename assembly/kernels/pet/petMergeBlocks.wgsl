@@ -28,7 +28,6 @@ struct Launch {
 var<workgroup> tileE: array<vec4u, SUB>;
 var<workgroup> tileO: array<vec4u, SUB>;
 
-fn lt64(a: vec2u, b: vec2u) -> bool { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 fn keyE(i: i32) -> vec2u { return f64Key(tileE[u32(i)].zw); }
 fn keyO(i: i32) -> vec2u { return f64Key(tileO[u32(i)].zw); }
 

@@ -26,7 +26,6 @@ struct Launch {
 @group(0) @binding(3) var<uniform> launch: Launch;
 
 fn keyAt(i: i32) -> vec2u { let r = data[u32(i)]; return f64Key(vec2u(r.z, r.w)); }
-fn lt64(a: vec2u, b: vec2u) -> bool { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 
 // First i in [lo, hi] stepping `stride` with key(i) >= key (inclusive) or > key (exclusive).
 fn search(key: vec2u, lo0: i32, hi0: i32, stride: i32, inclusive: bool) -> i32 {

@@ -37,7 +37,6 @@ fn keyAt(p: u32, pos: u32) -> vec2u {
   let r = records[order[p][pos]];
   return f64Key(vec2u(r.z, r.w));
 }
-fn lt64(a: vec2u, b: vec2u) -> bool { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 
 @compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z)
 fn petSortTiles(@builtin(local_invocation_id) threadIdx: vec3u, @builtin(workgroup_id) wg: vec3u) {

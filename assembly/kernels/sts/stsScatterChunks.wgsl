@@ -21,30 +21,7 @@ struct Launch {
 @group(0) @binding(3) var<storage, read> chanStart: array<u32>;
 @group(0) @binding(4) var<uniform> launch: Launch;
 
-// chunkBegin(g, p, n) = floor(g·n / p) without 64-bit integers: n = q·p + r, so
-// g·n / p = g·q + floor(g·r / p); g·r (< p²) is formed as a 64-bit (hi, lo) pair and divided
-// by p by binary long division.
-fn mulDivFloor(a: u32, b: u32, p: u32) -> u32 {
-  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
-  let ll = a0 * b0; let lh = a0 * b1; let hl = a1 * b0; let hh = a1 * b1;
-  let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-  let lo = (ll & 0xffffu) | (mid << 16u);
-  let hi = hh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u);
-  var rem = 0u;
-  var quo = 0u;
-  for (var k = 0; k < 64; k++) {
-    let bit = select((lo >> u32(63 - k)) & 1u, (hi >> u32(31 - k)) & 1u, k < 32);
-    let carry = rem >> 31u;
-    rem = (rem << 1u) | bit;
-    quo = quo << 1u;
-    if (carry == 1u || rem >= p) { rem = rem - p; quo = quo | 1u; }
-  }
-  return quo;
-}
-
-fn chunkBegin(g: u32, p: u32, n: u32) -> u32 {
-  return g * (n / p) + mulDivFloor(g, n % p, p);
-}
+// chunkBegin(g, p, n) = floor(g·n / p) is in the wide.wgsl prelude.
 
 @compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z)
 fn stsScatterChunks(@builtin(local_invocation_id) threadIdx: vec3u, @builtin(workgroup_id) wg: vec3u) {

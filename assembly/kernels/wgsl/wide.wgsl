@@ -74,6 +74,7 @@ fn f64Key(b: vec2u) -> vec2u {
   return vec2u(b.x, b.y | 0x80000000u);
 }
 fn le64(a: vec2u, b: vec2u) -> bool { return a.y < b.y || (a.y == b.y && a.x <= b.x); }
+fn lt64(a: vec2u, b: vec2u) -> bool { return a.y < b.y || (a.y == b.y && a.x < b.x); }
 
 // The u64 (lo, hi) value of a double that holds a non-negative integer below 2^64 (e.g. a tick
 // count converted by f64BitsOfU64); fraction bits are dropped, negative values give 0.
@@ -90,4 +91,44 @@ fn u64OfF64Bits(b: vec2u) -> vec2u {
 // a - b on u64 (lo, hi), wrapping.
 fn sub64(a: vec2u, b: vec2u) -> vec2u {
   return vec2u(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}
+
+// Chunk owner g of p starts at item chunkBegin(g, p, n) = floor(g·n / p) (the STS chunked and
+// local sorts), computed without 64-bit integers: n = q·p + r, so
+// g·n / p = g·q + floor(g·r / p); g·r (< p²) is formed as a 64-bit (hi, lo) pair and divided
+// by p by binary long division.
+fn mulDivFloor(a: u32, b: u32, p: u32) -> u32 {
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let ll = a0 * b0; let lh = a0 * b1; let hl = a1 * b0; let hh = a1 * b1;
+  let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
+  let lo = (ll & 0xffffu) | (mid << 16u);
+  let hi = hh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u);
+  var rem = 0u;
+  var quo = 0u;
+  for (var k = 0; k < 64; k++) {
+    let bit = select((lo >> u32(63 - k)) & 1u, (hi >> u32(31 - k)) & 1u, k < 32);
+    let carry = rem >> 31u;
+    rem = (rem << 1u) | bit;
+    quo = quo << 1u;
+    if (carry == 1u || rem >= p) { rem = rem - p; quo = quo | 1u; }
+  }
+  return quo;
+}
+
+fn chunkBegin(g: u32, p: u32, n: u32) -> u32 {
+  return g * (n / p) + mulDivFloor(g, n % p, p);
+}
+
+// For integer times held as u64 ticks: f64(later - earlier) <= window (window as f64 bits), with
+// the difference rounded to nearest as wasm's f64 subtraction of the two times does (exact for
+// ticks below 2^53, the one rounding above). The PET coincidence kernels' window test.
+fn f64DiffWithin(later: vec2u, earlier: vec2u, windowBits: vec2u) -> bool {
+  var d: vec2u;
+  if (later.y < earlier.y || (later.y == earlier.y && later.x < earlier.x)) {
+    let m = f64BitsOfU64(sub64(earlier, later));
+    d = vec2u(m.x, m.y | 0x80000000u);
+  } else {
+    d = f64BitsOfU64(sub64(later, earlier));
+  }
+  return le64(f64Key(d), f64Key(windowBits));
 }

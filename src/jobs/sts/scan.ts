@@ -3,7 +3,6 @@
 import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
 import type { DeviceArray } from '../../memory/deviceArray.js';
 import { scanSingle, scanTileApply, scanTileSums } from '../../kernels/sts.js';
-import type { WebGpuDevice } from '../../webgpu/device.js';
 
 export interface ScanShape {
   /** Threads per block (default 256). */
@@ -36,19 +35,8 @@ export async function exclusiveScan(
     const shared = 4 * block;
     launches.push(await device.launch(scanTileSums, { grid: tiles, block, sharedBytes: shared }, [input, sums, n, itemsPerThread]));
     launches.push(await device.launch(scanSingle, { grid: 1, block, sharedBytes: shared }, [sums, tiles, total]));
-    if (input === output && device.backend === 'webgpu') {
-      // WebGPU cannot bind one buffer as a dispatch's read-only input and its output: scan into
-      // a temporary, then copy it back (the wasm kernel scans in place).
-      const tmp = device.alloc('u32', n);
-      try {
-        launches.push(await device.launch(scanTileApply, { grid: tiles, block, sharedBytes: shared }, [input, tmp, sums, n, itemsPerThread]));
-        await (device as WebGpuDevice).copyArray(tmp, output, n);
-      } finally {
-        tmp.free();
-      }
-    } else {
-      launches.push(await device.launch(scanTileApply, { grid: tiles, block, sharedBytes: shared }, [input, output, sums, n, itemsPerThread]));
-    }
+    // In place on WebGPU too: the runtime snapshots a read-only binding that aliases a writable one.
+    launches.push(await device.launch(scanTileApply, { grid: tiles, block, sharedBytes: shared }, [input, output, sums, n, itemsPerThread]));
     return (await total.read())[0]!;
   } finally {
     sums.free();
