@@ -2,7 +2,8 @@
 // native C), countModules over 50M digis (simt vs native C), and the empty-launch latency.
 import { createDevice } from '../src/device.js';
 import { kernels } from '../src/index.js';
-import { moduleIdsForBench, randomF32, countModulesReference } from '../src/data/synthetic.js';
+import { moduleIdsForBench, randomF32 } from '../src/data/synthetic.js';
+import { countModulesReference } from '../src/jobs/pixel/reference.js';
 import { buildNative, runNative } from './native/index.js';
 import { measure, record, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
@@ -63,7 +64,7 @@ async function countModulesBench(ctx: BenchContext): Promise<BenchRecord[]> {
         await dev.launch(kernels.countModules, { grid, block, workers }, [id, ms, cid, n, 1856]);
       }, { iterations: 15 });
       const count = (await ms.read(0, 1))[0];
-      if (count !== ref.moduleCount) throw new Error(`countModules: simt found ${count}, reference ${ref.moduleCount}`);
+      if (count !== ref.count) throw new Error(`countModules: simt found ${count}, reference ${ref.count}`);
       out.push(record('countModules', 'simt-wasm', n, r.median, { bytes: 6 * n, workers, samples: r.samples.length, modules: count }));
     }
   } finally {
@@ -73,7 +74,7 @@ async function countModulesBench(ctx: BenchContext): Promise<BenchRecord[]> {
   if (native.ok) {
     for (const threads of [1, 2]) {
       const r = await runNative('countModules', { n, seed: 1, threads, repeat: 15, extra: { modules: 1800, invalid: 0.01, nmax: 1856 } });
-      if (Number(r.result) !== ref.moduleCount) throw new Error(`native countModules found ${String(r.result)}, reference ${ref.moduleCount}`);
+      if (Number(r.result) !== ref.count) throw new Error(`native countModules found ${String(r.result)}, reference ${ref.count}`);
       out.push(record('countModules', 'native-c', n, r.msMedian, { bytes: 6 * n, workers: threads, samples: r.msAll.length, modules: Number(r.result) }));
     }
   } else ctx.log(`native countModules skipped: ${native.note}`);

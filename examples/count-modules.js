@@ -9,8 +9,8 @@ export async function main(log = console.log) {
   const dev = await createDevice({ backend: 'wasm', memoryBytes: 64 << 20 });
   try {
     const r = await countModules(dev, ids, { nMaxModules: 1856 });
-    const same = r.count === reference.moduleCount && r.moduleStartSorted.every((v, k) => v === reference.starts[k]);
-    log(`${r.count} modules (sequential scan: ${reference.moduleCount}); sorted moduleStart ${same ? 'matches' : 'DIFFERS'}`);
+    const same = r.count === reference.count && r.moduleStartSorted.every((v, k) => v === reference.sortedStarts[k]);
+    log(`${r.count} modules (sequential scan: ${reference.count}); sorted moduleStart ${same ? 'matches' : 'DIFFERS'}`);
     log(`first starts in the order threads reached atomicInc: ${Array.from(r.moduleStartRaw.slice(0, 6)).join(', ')} …`);
     if (!same) throw new Error('countModules differs from the reference');
     return { count: r.count };

@@ -135,6 +135,10 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   // One instance on the host too: it checks the exports' arity against declarations and is
   // never used to run kernels.
   const hostInstance = new WebAssembly.Instance(kernels.module, { env: { memory } });
+  // The runtime owns the scratch layout (assembly/runtime/scratch.ts); SCRATCH_EXTRA mirrors it
+  // because the memory must be sized before the module can be asked.
+  const needed = (hostInstance.exports.__scratchBytes as (limit: number) => number)(Math.ceil(sharedLimit / HEAP_ALIGN) * HEAP_ALIGN);
+  if (needed > scratchStride) throw new Error(`internal: a worker's scratch needs ${needed} bytes, the layout gives ${scratchStride}`);
   const spinMicros = options.spinMicros ?? 200;
   const pool = await WorkerPool.start({
     module: kernels.module, memory, workers, scratchBase, scratchStride, sharedLimit,

@@ -35,8 +35,6 @@ export const CTL = {
   IN_FLIGHT: 13 * LINE,
   /** Bumped (and notified) by workers whenever a chunk ends or a worker leaves the launch. */
   PROGRESS: 14 * LINE,
-  /** Set by the host (timeout/abort) or a trapping worker: stop claiming blocks. */
-  ABORT: 3 * LINE,
   /** 0: no error; 1: a worker trapped (details below). */
   ERROR: 4 * LINE,
   ERROR_WORKER: 4 * LINE + 1,
@@ -56,7 +54,6 @@ export const CTL = {
   CHUNK_BLOCKS: 8 * LINE + 12,
   ACTIVE_WORKERS: 8 * LINE + 13,
   NARGS: 8 * LINE + 14,
-  POOL_SIZE: 8 * LINE + 15,
   TOTAL_CHUNKS: 8 * LINE + 18,
   /** f64 slot: total blocks of the launch (≤ 2⁵³). */
   TOTAL_BLOCKS_BYTE: (8 * LINE + 16) * 4,
@@ -65,8 +62,6 @@ export const CTL = {
   MAX_ARGS: 32,
   /** One i32 tag per argument: 'p','i','u','f','d','l' as char codes (see protocol.ts). */
   ARG_TAGS: 11 * LINE,
-  /** Per-worker heartbeat words (worker i at HEARTBEAT + i), for diagnostics. */
-  HEARTBEAT: 16 * LINE,
 } as const;
 
 export const enum Command { Run = 0, Shutdown = 1 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checksum32, seedState, Xoshiro128ss } from '../src/data/random.js';
+import { countModulesReference } from '../src/jobs/pixel/reference.js';
 import {
-  countModulesReference,
   INVALID_MODULE_ID,
   moduleIdsForBench,
   randomF32,
@@ -117,22 +117,22 @@ describe('moduleIdsForBench', () => {
   });
 
   it('has about nModules modules of about n / nModules digis', () => {
-    const ref = countModulesReference(ids);
+    const ref = countModulesReference(ids, 1856);
     expect(ref.boundaries).toBeGreaterThan(1790);
     expect(ref.boundaries).toBeLessThanOrEqual(1800);
-    expect(ref.moduleCount).toBe(ref.boundaries);
-    for (let k = 1; k < ref.starts.length; k++) {
-      const len = ref.starts[k]! - ref.starts[k - 1]!;
+    expect(ref.count).toBe(ref.boundaries);
+    for (let k = 1; k < ref.sortedStarts.length; k++) {
+      const len = ref.sortedStarts[k]! - ref.sortedStarts[k - 1]!;
       expect(len).toBeLessThan(1.6 * (n / 1800) + 8);
     }
   });
 
   it('countModulesReference wraps like atomicInc', () => {
     const small = new Uint16Array([1, 1, 2, INVALID_MODULE_ID, 2, 3, INVALID_MODULE_ID, 4]);
-    expect(countModulesReference(small, 1856).moduleCount).toBe(4);
-    expect(Array.from(countModulesReference(small).starts)).toEqual([0, 2, 5, 7]);
+    expect(countModulesReference(small, 1856).count).toBe(4);
+    expect(Array.from(countModulesReference(small, 1856).sortedStarts)).toEqual([0, 2, 5, 7]);
     // nMax = 2: 0 -> 1 -> 2 -> 0 -> 1
-    expect(countModulesReference(small, 2).moduleCount).toBe(1);
+    expect(countModulesReference(small, 2).count).toBe(1);
   });
 });
 
@@ -155,7 +155,7 @@ describe('native C generator agrees with TypeScript', () => {
 
   it.skipIf(!build.ok)('countmodules: same ids, same count, same module starts', async () => {
     const ids = moduleIdsForBench(N, 1800, 0.01, 7);
-    const ref = countModulesReference(ids);
+    const ref = countModulesReference(ids, 1856);
     for (const threads of [1, 2]) {
       const r = await runNative('countModules', {
         n: N,
@@ -165,8 +165,8 @@ describe('native C generator agrees with TypeScript', () => {
         extra: { modules: 1800, invalid: 0.01 },
       });
       expect(r.checksum).toBe(checksum32(ids));
-      expect(r.result).toBe(ref.moduleCount);
-      expect(r['outputChecksum']).toBe(checksum32(ref.starts));
+      expect(r.result).toBe(ref.count);
+      expect(r['outputChecksum']).toBe(checksum32(ref.sortedStarts));
       expect(r['clusterIdOk']).toBe(true);
     }
   });

@@ -18,7 +18,6 @@ import { threadOrderTable } from "./scratch";
 let mode: i32 = 0;
 let launchSeed: u64 = 0;
 let rng: u64 = 0;
-let shuffled: bool = false;
 
 /** Set per launch by the worker. */
 export function __setSchedule(seeded: i32, seedLo: u32, seedHi: u32): void {
@@ -45,7 +44,6 @@ export function __setSchedule(seeded: i32, seedLo: u32, seedHi: u32): void {
 /** Called by the worker before each block: reseeds the per-block stream. */
 export function __beginBlock(): void {
   rng = launchSeed ^ (<u64>blockLinear * 0xd1b54a32d192ed03);
-  shuffled = false;
 }
 
 /** True when the phase may run its threads in any order the kernel likes (fast backend). */
@@ -67,7 +65,6 @@ export function beginPhase(): i32 {
       store<i32>(table + (<usize>k << 2), load<i32>(table + (<usize>j << 2)));
       store<i32>(table + (<usize>j << 2), a);
     }
-    shuffled = true;
   }
   return n;
 }
@@ -76,9 +73,4 @@ export function beginPhase(): i32 {
 // @ts-ignore: decorator
 @inline export function threadAt(k: i32): i32 {
   return mode == 0 ? k : load<i32>(threadOrderTable() + (<usize>k << 2));
-}
-
-/** Draws a uniform integer in [0, bound) from the schedule's stream (seeded mode only). */
-export function scheduleRandom(bound: u32): u32 {
-  return below(bound);
 }

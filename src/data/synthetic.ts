@@ -40,7 +40,7 @@ export function randomF32(n: number, seed: number | bigint): Float32Array {
  *    `ids[p] = 65534`. So invalid digis come in short runs (1..4) scattered over the whole array,
  *    and exactly `target` of them.
  *
- * A module all of whose digis became invalid disappears; {@link countModulesReference} gives the
+ * A module all of whose digis became invalid disappears; `countModulesReference` (src/jobs/pixel/reference.ts) gives the
  * exact expected count.
  */
 export function moduleIdsForBench(
@@ -92,41 +92,6 @@ export function moduleIdsForBench(
     }
   }
   return ids;
-}
-
-/** What countModules must produce for a given id array (serial reference). */
-export interface CountModulesReference {
-  /** Boundaries found: digis that are valid and whose previous valid digi has another id. */
-  boundaries: number;
-  /** `moduleStart[0]` after the kernel: `boundaries` counted with atomicInc's wrap at `nMax`. */
-  moduleCount: number;
-  /** Indices of all boundaries, ascending (`moduleStart[1..]` sorted, when nothing wrapped). */
-  starts: Uint32Array;
-}
-
-/**
- * Serial countModules (seed 000): a digi `i` with a valid id starts a module when the nearest valid
- * digi before it does not exist or has another id. `moduleStart[0]` is advanced with CUDA's
- * `atomicInc(p, nMax)` (`old >= nMax ? 0 : old + 1`), so with more than `nMax` boundaries it wraps;
- * the count is independent of the order in which threads reach the atomic.
- */
-export function countModulesReference(
-  ids: Uint16Array,
-  nMaxModules: number = PHASE1_NUMBER_OF_MODULES,
-): CountModulesReference {
-  const starts: number[] = [];
-  let prev = -1;
-  let count = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const v = ids[i]!;
-    if (v === INVALID_MODULE_ID) continue;
-    if (v !== prev) {
-      starts.push(i);
-      count = count >= nMaxModules ? 0 : count + 1;
-    }
-    prev = v;
-  }
-  return { boundaries: starts.length, moduleCount: count, starts: Uint32Array.from(starts) };
 }
 
 /** Largest `nChannels` accepted by {@link stsDigisForBench}. */
@@ -183,3 +148,6 @@ export function stsSortByChannelReference(digis: Uint32Array, nChannels: number)
   }
   return out;
 }
+
+/** The countModules reference, re-exported so `data` carries the generator and its oracle together. */
+export { countModulesReference } from '../jobs/pixel/reference.js';

@@ -53,7 +53,6 @@ export class WorkerPool {
   get size(): number { return this.cfg.workers; }
 
   private async spawn(): Promise<void> {
-    Atomics.store(this.i32, CTL.POOL_SIZE, this.cfg.workers);
     const handles = await Promise.all(
       Array.from({ length: this.cfg.workers }, (_, k) => startWorker(`simt-worker-${k}`)),
     );

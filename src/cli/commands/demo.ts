@@ -5,7 +5,8 @@ import { intOption } from '../args.js';
 import { createDevice } from '../../device.js';
 import { deviceMax, deviceSum } from '../../ops/reduce.js';
 import { countModules } from '../../ops/countModules.js';
-import { randomF32, moduleIdsForBench, countModulesReference } from '../../data/synthetic.js';
+import { randomF32, moduleIdsForBench } from '../../data/synthetic.js';
+import { countModulesReference } from '../../jobs/pixel/reference.js';
 
 export const demo: Command = {
   name: 'demo',
@@ -55,13 +56,13 @@ export const demo: Command = {
       for (let k = 0; k < 5; k++) cms.push(await countModules(dev, id));
       cms.sort((x, y) => x.stats.elapsedMs - y.stats.elapsedMs);
       const cm = cms[2]!;
-      const startsOk = cm.count === reference.moduleCount && cm.moduleStartSorted.length === reference.starts.length &&
-        cm.moduleStartSorted.every((v, k) => v === reference.starts[k]);
+      const startsOk = cm.count === reference.count && cm.moduleStartSorted.length === reference.sortedStarts.length &&
+        cm.moduleStartSorted.every((v, k) => v === reference.sortedStarts[k]);
       const cidOk = cm.clusterId.every((v, k) => v === k);
       ok &&= startsOk && cidOk;
-      records.push({ name: 'countModules', size: digis, ms: cm.stats.elapsedMs, modules: cm.count, reference: reference.moduleCount, ok: startsOk && cidOk });
+      records.push({ name: 'countModules', size: digis, ms: cm.stats.elapsedMs, modules: cm.count, reference: reference.count, ok: startsOk && cidOk });
       if (!json) {
-        io.out(`  countModules over ${digis} digis: ${cm.count} modules (reference ${reference.moduleCount}), sorted moduleStart ${startsOk ? 'matches' : 'DIFFERS'}, clusterId ${cidOk ? 'OK' : 'WRONG'}  ${cm.stats.elapsedMs.toFixed(2)} ms`);
+        io.out(`  countModules over ${digis} digis: ${cm.count} modules (reference ${reference.count}), sorted moduleStart ${startsOk ? 'matches' : 'DIFFERS'}, clusterId ${cidOk ? 'OK' : 'WRONG'}  ${cm.stats.elapsedMs.toFixed(2)} ms`);
         io.out(`    first module starts in schedule order: ${Array.from(cm.moduleStartRaw.slice(0, 8)).join(', ')} …`);
       }
       id.free();
