@@ -25,6 +25,8 @@ import { WorkerPool } from './pool/pool.js';
 import { ArgTag } from './pool/protocol.js';
 import { launchSeed, normalizeSeed, randomSeed, splitSeed } from './schedule/seeds.js';
 import type { WebGpuDevice, WebGpuDeviceOptions } from './webgpu/device.js';
+import type { KernelModule } from './kernelModule.js';
+import type { PoolModule } from './pool/protocol.js';
 
 export type Backend = 'wasm' | 'serial';
 
@@ -52,6 +54,8 @@ export interface DeviceOptions {
   hostSpinMicros?: number;
   /** How long the host blocks its thread waiting for a launch before awaiting asynchronously, ms (default 2; 0 never blocks). */
   syncWaitMs?: number;
+  /** Compiled kernel modules to load at creation (`compileKernels`, `simt build`); more with `device.load`. */
+  modules?: readonly KernelModule[];
   /** WebGPU-only options (backend 'webgpu' or 'auto'): adapter choice, Dawn flags, GPU timing. */
   webgpu?: Omit<WebGpuDeviceOptions, 'memoryBytes' | 'launchTimeoutMs'>;
 }
@@ -62,8 +66,8 @@ export const DEFAULT_MEMORY_BYTES = 1 << 30;
 export const DEFAULT_SHARED_LIMIT = 48 * 1024;
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 const STOP_GRACE_MS = 300;
-// Per-worker scratch beyond the shared bytes: thread order (4 KiB), warp lanes, 16 register slots of 8 KiB.
-const SCRATCH_EXTRA = 1024 * 4 + 256 + 16 * 1024 * 8;
+// Per-worker scratch beyond the shared bytes: thread order (4 KiB), warp lanes, 32 register slots of 8 KiB.
+const SCRATCH_EXTRA = 1024 * 4 + 256 + 32 * 1024 * 8;
 
 let nextDeviceId = 1;
 
@@ -140,21 +144,50 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   const needed = (hostInstance.exports.__scratchBytes as (limit: number) => number)(Math.ceil(sharedLimit / HEAP_ALIGN) * HEAP_ALIGN);
   if (needed > scratchStride) throw new Error(`internal: a worker's scratch needs ${needed} bytes, the layout gives ${scratchStride}`);
   const spinMicros = options.spinMicros ?? 200;
+  const builtin: LoadedModule = { id: BUILTIN_MODULE, kernelNames: kernels.kernelNames, exports: hostInstance.exports, pool: { module: kernels.module, kernelNames: kernels.kernelNames } };
+  const loaded = [builtin];
+  for (const m of options.modules ?? []) {
+    if (!loaded.some((l) => l.id === m.id)) loaded.push(await prepareModule(m, memory));
+  }
   const pool = await WorkerPool.start({
-    module: kernels.module, memory, workers, scratchBase, scratchStride, sharedLimit,
-    kernelNames: kernels.kernelNames, spinMicros, syncWaitMs: options.syncWaitMs ?? 2,
+    modules: loaded.map((l) => l.pool), memory, workers, scratchBase, scratchStride, sharedLimit,
+    spinMicros, syncWaitMs: options.syncWaitMs ?? 2,
     hostSpinMicros: options.hostSpinMicros ?? 50,
   });
   return new Device({
-    backend, workers, memory, pool, heapBase, sharedLimit, kernelNames: kernels.kernelNames,
-    exports: hostInstance.exports, seed: options.seed === undefined ? randomSeed() : normalizeSeed(options.seed),
+    backend, workers, memory, pool, heapBase, sharedLimit, modules: loaded,
+    seed: options.seed === undefined ? randomSeed() : normalizeSeed(options.seed),
     launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS, fallbackReason,
   });
 }
 
+const BUILTIN_MODULE = 'builtin';
+
+/** A module loaded on a device: its kernels and a host instance (for checking exports). */
+interface LoadedModule { id: string; kernelNames: string[]; exports: WebAssembly.Exports; pool: PoolModule }
+
+const compiledModules = new Map<string, Promise<WebAssembly.Module>>();
+
+/** Compiles a kernel module's block form (once per process) and checks it links to the device memory. */
+async function prepareModule(m: KernelModule, memory: WebAssembly.Memory): Promise<LoadedModule> {
+  if (!m || typeof m.id !== 'string' || !(m.wasm instanceof Uint8Array) || !m.meta) {
+    throw new KernelArgumentError('(module)', '(module)', 'not a kernel module: build one with compileKernels() or `simt build`');
+  }
+  let wasm = compiledModules.get(m.id);
+  if (!wasm) {
+    wasm = WebAssembly.compile(m.wasm as BufferSource);
+    compiledModules.set(m.id, wasm);
+    wasm.catch(() => compiledModules.delete(m.id));
+  }
+  const module = await wasm;
+  const exports = new WebAssembly.Instance(module, { env: { memory } }).exports;
+  const kernelNames = m.meta.kernels.map((k) => k.name);
+  return { id: m.id, kernelNames, exports, pool: { module, kernelNames, trapInfo: { arrays: m.meta.arrays, sites: m.meta.sites } } };
+}
+
 interface DeviceParts {
   backend: Backend; workers: number; memory: WebAssembly.Memory; pool: WorkerPool; heapBase: number;
-  sharedLimit: number; kernelNames: string[]; exports: WebAssembly.Exports; seed: number; launchTimeoutMs: number;
+  sharedLimit: number; modules: LoadedModule[]; seed: number; launchTimeoutMs: number;
   fallbackReason: string | undefined;
 }
 
@@ -172,8 +205,9 @@ export class Device implements GpuDevice {
   readonly memory: WebAssembly.Memory;
   private readonly heap: HeapAllocator;
   private readonly pool: WorkerPool;
-  private readonly kernelIndex: Map<string, number>;
-  private readonly exports: WebAssembly.Exports;
+  /** `moduleId/kernel` → the launch index (kernels of every loaded module, in load order). */
+  private readonly kernelIndex = new Map<string, { index: number; exports: WebAssembly.Exports }>();
+  private readonly modules: LoadedModule[] = [];
   private readonly i32: Int32Array;
   private readonly dv: DataView;
   private readonly launchTimeoutMs: number;
@@ -195,12 +229,31 @@ export class Device implements GpuDevice {
     this.seed = p.seed;
     this.pool = p.pool;
     this.heap = new HeapAllocator(p.heapBase, this.memoryBytes - p.heapBase);
-    this.kernelIndex = new Map(p.kernelNames.map((n, k) => [n, k]));
-    this.exports = p.exports;
+    for (const m of p.modules) this.register(m);
     this.i32 = new Int32Array(p.memory.buffer);
     this.dv = new DataView(p.memory.buffer);
     this.launchTimeoutMs = p.launchTimeoutMs;
     this.fallbackReason = p.fallbackReason;
+  }
+
+  private register(m: LoadedModule): void {
+    let next = this.kernelIndex.size;
+    for (const n of m.kernelNames) this.kernelIndex.set(`${m.id}/${n}`, { index: next++, exports: m.exports });
+    this.modules.push(m);
+  }
+
+  /**
+   * Loads a compiled kernel module (`compileKernels`, `simt build`) so its kernels can be
+   * launched. Waits for queued launches; loading the same module twice is a no-op.
+   */
+  async load(module: KernelModule): Promise<void> {
+    await this.idle();
+    if (this.modules.some((m) => m.id === module?.id)) return;
+    const loaded = await prepareModule(module, this.memory);
+    await this.idle();
+    if (this.modules.some((m) => m.id === module.id)) return;
+    await this.pool.addModule(loaded.pool);
+    this.register(loaded);
   }
 
   /** Heap bytes: total, in use and free (and the largest free block). */
@@ -280,12 +333,15 @@ export class Device implements GpuDevice {
     if (!kernel || typeof kernel.name !== 'string' || !Array.isArray(kernel.params)) {
       throw new KernelArgumentError(String((kernel as Kernel | undefined)?.name), '(kernel)', 'not a kernel declared with defineKernel');
     }
-    const index = this.kernelIndex.get(kernel.name);
-    if (index === undefined) {
-      throw new LaunchConfigError(`kernel '${kernel.name}' is not in the kernels module (known: ${[...this.kernelIndex.keys()].join(', ')})`);
+    const entry = this.kernelIndex.get(`${kernel.module?.id ?? BUILTIN_MODULE}/${kernel.name}`);
+    if (entry === undefined) {
+      if (kernel.module) throw new LaunchConfigError(`kernel '${kernel.name}' belongs to a kernel module this device has not loaded: call device.load(module) first (or createDevice({ modules }))`);
+      throw new LaunchConfigError(`kernel '${kernel.name}' is not in the kernels module (known: ${this.modules[0]!.kernelNames.join(', ')})`);
     }
-    const fn = this.exports[kernel.name] as (...a: unknown[]) => void;
-    if (fn.length !== kernel.params.length) {
+    const index = entry.index;
+    const fn = entry.exports[kernel.name] as (...a: unknown[]) => void;
+    const wasmParams = kernel.params.reduce((n, p) => n + (kernel.module && p.kind === 'array' ? 2 : 1), 0);
+    if (fn.length !== wasmParams) {
       throw new KernelArgumentError(kernel.name, '(declaration)',
         `declared with ${kernel.params.length} parameters but the wasm export takes ${fn.length}`);
     }
@@ -296,7 +352,8 @@ export class Device implements GpuDevice {
     if (!Number.isInteger(sharedBytes) || sharedBytes < 0) {
       throw new LaunchConfigError(`sharedBytes must be a non-negative integer, got ${String(sharedBytes)}`);
     }
-    if (sharedBytes > this.sharedMemoryLimit) throw new SharedMemoryLimitError(sharedBytes, this.sharedMemoryLimit);
+    const staticShared = kernel.module?.staticSharedBytes ?? 0;
+    if (sharedBytes + staticShared > this.sharedMemoryLimit) throw new SharedMemoryLimitError(sharedBytes + staticShared, this.sharedMemoryLimit);
     const problem = kernel.requires?.({ grid, block, sharedBytes });
     if (problem !== undefined) throw new LaunchConfigError(`kernel ${kernel.name} ${problem}`);
     const blocks = grid.x * grid.y * grid.z;
@@ -322,17 +379,23 @@ export class Device implements GpuDevice {
   private marshal(kernel: Kernel, args: KernelArgs): Marshalled[] {
     if (kernel.params.length > CTL.MAX_ARGS) throw new KernelArgumentError(kernel.name, '(all)', `more than ${CTL.MAX_ARGS} parameters`);
     const values = argumentList(kernel, args);
-    return kernel.params.map((p, k): Marshalled => {
+    const compiled = !!kernel.module;
+    if (compiled && kernel.params.length + kernel.params.filter((p) => p.kind === 'array').length > CTL.MAX_ARGS) {
+      throw new KernelArgumentError(kernel.name, '(all)', `more than ${CTL.MAX_ARGS} argument words (an array takes two)`);
+    }
+    return kernel.params.flatMap((p, k): Marshalled[] => {
       if (p.kind === 'array') {
-        return { tag: ArgTag.Pointer, value: checkArrayArg(kernel.name, p, values[k], WasmDeviceArray, this).byteOffset };
+        const a = checkArrayArg(kernel.name, p, values[k], WasmDeviceArray, this);
+        // A compiled kernel's array is (pointer, length): its accesses are bounds-checked.
+        return compiled ? [{ tag: ArgTag.Pointer, value: a.byteOffset }, { tag: ArgTag.I32, value: a.length }] : [{ tag: ArgTag.Pointer, value: a.byteOffset }];
       }
       const v = checkScalarArg(kernel.name, p, values[k]);
       switch (p.dtype) {
-        case 'i32': return { tag: ArgTag.I32, value: v };
-        case 'u32': return { tag: ArgTag.U32, value: v };
-        case 'f32': return { tag: ArgTag.F32, value: v };
-        case 'f64': return { tag: ArgTag.F64, value: v };
-        default: return { tag: ArgTag.I64, value: BigInt.asIntN(64, v as bigint) };
+        case 'i32': return [{ tag: ArgTag.I32, value: v }];
+        case 'u32': return [{ tag: ArgTag.U32, value: v }];
+        case 'f32': return [{ tag: ArgTag.F32, value: v }];
+        case 'f64': return [{ tag: ArgTag.F64, value: v }];
+        default: return [{ tag: ArgTag.I64, value: BigInt.asIntN(64, v as bigint) }];
       }
     });
   }

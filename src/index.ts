@@ -30,3 +30,8 @@ export { configureAssets, sharedMemoryProblem } from './platform.js';
 export type { AssetLocations } from './platform.js';
 export * as pet from './jobs/pet/index.js';
 export { deviceExclusiveScan } from './ops/scan.js';
+// Your own kernels: per-thread CUDA-shaped AssemblyScript, compiled by simt (docs/kernels.md).
+export { compileKernels, compileKernelFiles, KernelCompileError, writeModuleFiles } from './compiler/index.js';
+export type { CompileOptions, KernelSource, Diagnostic } from './compiler/index.js';
+export { loadKernelModule, makeKernelModule, KernelModuleError } from './kernelModule.js';
+export type { KernelModule, KernelModuleMeta, ModuleKernels } from './kernelModule.js';

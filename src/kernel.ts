@@ -20,7 +20,15 @@ export interface Kernel<P extends Record<string, ParamSpec> = Record<string, Par
   readonly spec: P;
   /** The kernel's own launch requirements (shared bytes it needs, block shape). */
   readonly requires?: LaunchRequirement;
+  /**
+   * Set for kernels of a compiled module (`compileKernels`, `simt build`): the module's id, and
+   * the bytes of the kernel's static `__shared__` arrays. Their array parameters are passed as
+   * (pointer, length) pairs, so every access is bounds-checked.
+   */
+  readonly module?: CompiledKernelRef;
 }
+
+export interface CompiledKernelRef { readonly id: string; readonly staticSharedBytes: number }
 
 /**
  * A kernel's launch contract beyond CUDA's limits: returns a problem description, or
@@ -45,7 +53,7 @@ const SCALARS: readonly string[] = ['i32', 'u32', 'f32', 'f64', 'i64', 'u64'];
  * Declares a kernel: `defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' })`.
  * Parameter order is the object's key order, which is the AS function's parameter order.
  */
-export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P, options: { requires?: LaunchRequirement } = {}): Kernel<P> {
+export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P, options: { requires?: LaunchRequirement; module?: CompiledKernelRef } = {}): Kernel<P> {
   const params: Param[] = Object.entries(spec).map(([pname, s]) => {
     if (s.endsWith('[]')) {
       const d = s.slice(0, -2);
@@ -55,5 +63,5 @@ export function defineKernel<P extends Record<string, ParamSpec>>(name: string, 
     if (!SCALARS.includes(s)) throw new TypeError(`kernel ${name}: parameter '${pname}': unknown scalar type '${s}'`);
     return { name: pname, kind: 'scalar', dtype: s as ScalarDType };
   });
-  return Object.freeze({ name, params: Object.freeze(params), spec, requires: options.requires });
+  return Object.freeze({ name, params: Object.freeze(params), spec, requires: options.requires, ...(options.module ? { module: options.module } : {}) });
 }

@@ -9,7 +9,7 @@
 //                └─ register slots: REGISTER_SLOTS × MAX_THREADS × 8 bytes
 
 export const MAX_THREADS: i32 = 1024;
-export const REGISTER_SLOTS: i32 = 16;
+export const REGISTER_SLOTS: i32 = 32;
 export const REGISTER_SLOT_BYTES: i32 = MAX_THREADS * 8;
 const WARP_SCRATCH_BYTES: i32 = 256;
 

@@ -4,16 +4,15 @@
 
 import { CTL, Command } from '../layout.js';
 import { startWorker, type WorkerHandle } from '../platform.js';
-import type { WorkerInit, WorkerReply } from './protocol.js';
+import type { PoolModule, WorkerInit, WorkerReply } from './protocol.js';
 
 export interface PoolConfig {
-  module: WebAssembly.Module;
+  modules: PoolModule[];
   memory: WebAssembly.Memory;
   workers: number;
   scratchBase: number;
   scratchStride: number;
   sharedLimit: number;
-  kernelNames: string[];
   /** How long workers spin on the generation word before they sleep (µs). */
   spinMicros: number;
   /** How long the host spins on completion before it blocks (µs). */
@@ -39,7 +38,7 @@ export class WorkerPool {
   private readonly CLAIM = CTL.CLAIM_BYTE / 8;
   private genTag = 0n;
 
-  private constructor(private readonly cfg: PoolConfig) {
+  private constructor(private cfg: PoolConfig) {
     this.i32 = new Int32Array(cfg.memory.buffer);
     this.i64 = new BigInt64Array(cfg.memory.buffer, 0, CTL.CLAIM_BYTE / 8 + 1);
   }
@@ -65,12 +64,11 @@ export class WorkerPool {
       });
       h.onError((e) => reject(e));
       const init: WorkerInit = {
-        module: this.cfg.module,
+        modules: this.cfg.modules,
         memory: this.cfg.memory,
         workerIndex: k,
         scratchBase: this.cfg.scratchBase + k * this.cfg.scratchStride,
         sharedLimit: this.cfg.sharedLimit,
-        kernelNames: this.cfg.kernelNames,
         spinMicros: this.cfg.spinMicros,
       };
       h.post(init);
@@ -168,6 +166,12 @@ export class WorkerPool {
     if (Atomics.load(this.i32, CTL.IN_FLIGHT) === 0) return false;
     await this.restart();
     return true;
+  }
+
+  /** Restarts the workers with one more module (instantiated in every worker). */
+  async addModule(m: PoolModule): Promise<void> {
+    this.cfg.modules = [...this.cfg.modules, m];
+    await this.restart();
   }
 
   async restart(): Promise<void> {

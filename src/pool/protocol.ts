@@ -1,14 +1,21 @@
 // What the host sends a worker once, at start. Everything after that goes through the
 // control page (see layout.ts).
 
-export interface WorkerInit {
+/** A kernel module as the workers see it: its compiled wasm and its kernels, in launch-index order. */
+export interface PoolModule {
   module: WebAssembly.Module;
+  kernelNames: string[];
+  /** For compiled modules (src/compiler): names for trap messages. */
+  trapInfo?: { arrays: string[]; sites: { file: string; line: number; column: number; what: string }[] };
+}
+
+export interface WorkerInit {
+  /** Every loaded module; kernel index k of a launch counts through their kernels in order. */
+  modules: PoolModule[];
   memory: WebAssembly.Memory;
   workerIndex: number;
   scratchBase: number;
   sharedLimit: number;
-  /** Kernel export names; a launch names its kernel by index into this list. */
-  kernelNames: string[];
   /** How long a worker spins on the generation word before it sleeps (µs). */
   spinMicros: number;
 }

@@ -11,6 +11,13 @@ type KernelFn = (...args: (number | bigint)[]) => void;
 
 interface RuntimeExports {
   __setScratch(base: number, sharedLimit: number): void;
+  __trapKind?(): number;
+  __trapArray?(): number;
+  __trapIndex?(): number;
+  __trapLength?(): number;
+  __trapSite?(): number;
+  __trapThread?(): number;
+  __trapClear?(): void;
   __launch(gx: number, gy: number, gz: number, bx: number, by: number, bz: number,
     shared: number, seeded: number, seedLo: number, seedHi: number): void;
   __block(linear: number): void;
@@ -22,12 +29,23 @@ const now = (): number => performance.now();
 const CLOSED = 0xffffffffn;
 
 export function runWorker(init: WorkerInit, onReady: () => void): never {
-  const instance = new WebAssembly.Instance(init.module, { env: { memory: init.memory } });
-  const ex = instance.exports as unknown as RuntimeExports & Record<string, KernelFn>;
-  ex.__setScratch(init.scratchBase, init.sharedLimit);
-  const kernels = init.kernelNames.map((n) => ex[n] as KernelFn);
-  // Block loops generated at build time: run a chunk of blocks in one call (free schedule).
-  const blockLoops = init.kernelNames.map((n) => ex[`__blocks_${n}`] as KernelFn | undefined);
+  // Every module gets its own instance on the shared memory (its own runtime globals); each
+  // runs its blocks in the same per-worker scratch, one block at a time.
+  const kernels: KernelFn[] = [];
+  const blockLoops: (KernelFn | undefined)[] = [];
+  const kernelModule: number[] = [];
+  const instances = init.modules.map((m, mi) => {
+    const ex = new WebAssembly.Instance(m.module, { env: { memory: init.memory } }).exports as unknown as RuntimeExports & Record<string, KernelFn>;
+    ex.__setScratch(init.scratchBase, init.sharedLimit);
+    for (const n of m.kernelNames) {
+      kernels.push(ex[n] as KernelFn);
+      // Block loops generated at build time: run a chunk of blocks in one call (free schedule).
+      blockLoops.push(ex[`__blocks_${n}`] as KernelFn | undefined);
+      kernelModule.push(mi);
+    }
+    return ex;
+  });
+  let ex = instances[0]!;
   const buffer = init.memory.buffer as unknown as SharedArrayBuffer;
   const i32 = new Int32Array(buffer);
   const i64 = new BigInt64Array(buffer, 0, CTL.CLAIM_BYTE / 8 + 1);
@@ -82,6 +100,8 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
 
     const fn = kernels[kidx]!;
     const loop = blockLoops[kidx];
+    const mi = kernelModule[kidx]!;
+    ex = instances[mi]!;
     ex.__launch(gx, gy, gz, bx, by, bz, shared, seeded, seedLo, seedHi);
     const order = seeded ? new BlockOrder(total, seedLo, seedHi) : undefined;
     const genTag = BigInt(gen >>> 0) << 32n;
@@ -111,7 +131,7 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
           callBlockLoop(loop, first, last - first, args);
         }
       } catch (e) {
-        recordTrap(ex.__currentBlock(), e, genTag);
+        recordTrap(ex.__currentBlock(), trapMessage(e, mi, bx, by), genTag);
         leave();
         break;
       }
@@ -132,6 +152,27 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
   function signalHost(): void {
     Atomics.add(i32, CTL.PROGRESS, 1);
     Atomics.notify(i32, CTL.PROGRESS);
+  }
+
+  /**
+   * The trap's message: for a compiled kernel's own checks (an index out of bounds, a divergent
+   * barrier), what and where, from the module's metadata; otherwise the engine's message.
+   */
+  function trapMessage(e: unknown, mi: number, bx: number, by: number): string {
+    const engine = e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e);
+    const info = init.modules[mi]!.trapInfo;
+    const kind = ex.__trapKind?.() ?? 0;
+    if (!info || kind === 0) return engine;
+    ex.__trapClear!();
+    const t = ex.__trapThread!();
+    const thread = `thread (${t % bx}, ${Math.floor(t / bx) % by}, ${Math.floor(t / (bx * by))})`;
+    const site = info.sites[ex.__trapSite!()];
+    const at = site ? ` at ${site.file}:${site.line}:${site.column}` : '';
+    if (kind === 1) {
+      const array = info.arrays[ex.__trapArray!()] ?? '?';
+      return `index ${ex.__trapIndex!()} is out of bounds of '${array.slice(array.indexOf('.') + 1)}' (length ${ex.__trapLength!()}) in ${thread}${at}`;
+    }
+    return `divergent barrier: the ${site?.what ?? 'condition'}${at} differs between the threads of the block (first seen in ${thread}); CUDA requires every thread of a block to reach the same barriers`;
   }
 
   function recordTrap(block: number, e: unknown, genTag: bigint): void {

@@ -9,5 +9,6 @@ import { stsSortCommand } from './stsSort.js';
 import { pixelCommand } from './pixel.js';
 import { crosscheck } from './crosscheck.js';
 import { pet } from './pet.js';
+import { build } from './build.js';
 
-export const commands: Command[] = [info, demo, bench, crosscheck, explore, racecheck, stsSortCommand, pixelCommand, pet];
+export const commands: Command[] = [info, demo, build, bench, crosscheck, explore, racecheck, stsSortCommand, pixelCommand, pet];

@@ -1,0 +1,274 @@
+// What the kernels simt compiles from per-thread sources call (src/compiler/): checked array
+// accesses, atomics on global and shared arrays, the per-thread context slots that carry
+// values across barriers, and the collective operations (warp shuffles and votes, the
+// __syncthreads_count/_or/_and predicates) evaluated over the buffers a region filled.
+//
+// A compiled kernel's array parameter is a (pointer, length) pair. Every element access goes
+// through `__ld`/`__st`/the atomics here, which trap with a recorded reason when the index is
+// outside the array: the worker reads the reason back (`__trapKind` …) and names the kernel,
+// array, index, block and thread in the KernelError.
+
+import { blockThreads } from "./dims";
+import { registers } from "./scratch";
+import * as atomics from "./atomics";
+
+// --- trap details (per worker instance) -----------------------------------------------------
+
+let trapKind: i32 = 0;      // 0 none, 1 index out of bounds, 2 divergent barrier
+let trapArray: i32 = 0;     // array id (module metadata) or the site of the divergent construct
+let trapIndex: i64 = 0;
+let trapLength: i32 = 0;
+let trapSite: i32 = 0;
+/** Linear index of the thread the block function is running (set by the thread loops). */
+export let __thread: i32 = 0;
+
+export function __trapKind(): i32 { return trapKind; }
+export function __trapArray(): i32 { return trapArray; }
+export function __trapIndex(): f64 { return <f64>trapIndex; }
+export function __trapLength(): i32 { return trapLength; }
+export function __trapSite(): i32 { return trapSite; }
+export function __trapThread(): i32 { return __thread; }
+export function __trapClear(): void { trapKind = 0; }
+
+// @ts-ignore: decorator
+@inline export function __setThread(t: i32): void { __thread = t; }
+
+function outOfBounds(array: i32, index: i64, length: i32, site: i32): void {
+  trapKind = 1; trapArray = array; trapIndex = index; trapLength = length; trapSite = site;
+  unreachable();
+}
+
+function divergent(site: i32): void {
+  trapKind = 2; trapArray = 0; trapSite = site;
+  unreachable();
+}
+
+// @ts-ignore: decorator
+@inline function check(len: i32, i: i64, array: i32, site: i32): void {
+  if (<u64>i >= <u64><u32>len) outOfBounds(array, i, len, site);
+}
+
+// @ts-ignore: decorator
+@inline function at<T>(base: usize, i: i64): usize { return base + ((<usize>i) << alignof<T>()); }
+
+// --- element access ---------------------------------------------------------------------------
+
+/** a[i] with a bounds check (array id and site name it in the trap). */
+// @ts-ignore: decorator
+@inline export function __ld<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T {
+  check(len, i, array, site);
+  return load<T>(at<T>(base, i));
+}
+
+/** a[i] = v with a bounds check. */
+// @ts-ignore: decorator
+@inline export function __st<T>(base: usize, len: i32, i: i64, array: i32, site: i32, v: T): void {
+  check(len, i, array, site);
+  store<T>(at<T>(base, i), v);
+}
+
+/** a[i] without the check (the `unchecked` build option). */
+// @ts-ignore: decorator
+@inline export function __ldu<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T {
+  return load<T>(at<T>(base, i));
+}
+
+// @ts-ignore: decorator
+@inline export function __stu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, v: T): void {
+  store<T>(at<T>(base, i), v);
+}
+
+// --- atomics: global arrays are shared between workers (real wasm atomics); a block's shared
+// memory never leaves its worker, so its atomics are plain read-modify-writes. ---------------
+
+// One function per CUDA atomic: (array, index, operands). `shared` is a literal at each call.
+// @ts-ignore: decorator
+@inline export function __atomicAdd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); store<T>(p, old + v); return old; }
+  return atomics.atomicAdd<T>(p, v);
+}
+// @ts-ignore: decorator
+@inline export function __atomicSub<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); store<T>(p, old - v); return old; }
+  return atomics.atomicSub<T>(p, v);
+}
+// @ts-ignore: decorator
+@inline export function __atomicExch<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); store<T>(p, v); return old; }
+  return atomics.atomicExch<T>(p, v);
+}
+// @ts-ignore: decorator
+@inline export function __atomicMin<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); if (v < old || (isFloat<T>() && old != old && v == v)) store<T>(p, v); return old; }
+  return atomics.atomicMin<T>(p, v);
+}
+// @ts-ignore: decorator
+@inline export function __atomicMax<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); if (v > old || (isFloat<T>() && old != old && v == v)) store<T>(p, v); return old; }
+  return atomics.atomicMax<T>(p, v);
+}
+/** atomicInc (u32): old >= val ? 0 : old + 1 — wraps, as CUDA does. */
+// @ts-ignore: decorator
+@inline export function __atomicInc<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32): u32 {
+  check(len, i, array, site); const p = at<u32>(base, i);
+  if (shared) { const old = load<u32>(p); store<u32>(p, old >= v ? 0 : old + 1); return old; }
+  return atomics.atomicInc(p, v);
+}
+/** atomicDec (u32): (old == 0 || old > val) ? val : old - 1. */
+// @ts-ignore: decorator
+@inline export function __atomicDec<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32): u32 {
+  check(len, i, array, site); const p = at<u32>(base, i);
+  if (shared) { const old = load<u32>(p); store<u32>(p, (old == 0 || old > v) ? v : old - 1); return old; }
+  return atomics.atomicDec(p, v);
+}
+// @ts-ignore: decorator
+@inline export function __atomicCAS<T>(shared: bool, base: usize, len: i32, i: i64, compare: T, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); if (old == compare) store<T>(p, v); return old; }
+  return atomics.atomicCAS<T>(p, compare, v);
+}
+// @ts-ignore: decorator
+@inline export function __atomicAnd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); store<T>(p, old & v); return old; }
+  return atomics.atomicAnd<T>(p, v);
+}
+// @ts-ignore: decorator
+@inline export function __atomicOr<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); store<T>(p, old | v); return old; }
+  return atomics.atomicOr<T>(p, v);
+}
+// @ts-ignore: decorator
+@inline export function __atomicXor<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  check(len, i, array, site); const p = at<T>(base, i);
+  if (shared) { const old = load<T>(p); store<T>(p, old ^ v); return old; }
+  return atomics.atomicXor<T>(p, v);
+}
+
+// --- per-thread context slots -----------------------------------------------------------------
+
+/** Thread t's 8-byte cell of context slot `slot` (values live across a barrier). */
+// @ts-ignore: decorator
+@inline export function __ctx(slot: i32, t: i32): usize { return registers(slot) + (<usize>t << 3); }
+
+/** Marks thread t as exited (it returned): later regions skip it, barriers do not wait for it. */
+// @ts-ignore: decorator
+@inline export function __exit(slot: i32, t: i32): void { store<u8>(registers(slot) + <usize>t, 1); }
+// @ts-ignore: decorator
+@inline export function __exited(slot: i32, t: i32): bool { return load<u8>(registers(slot) + <usize>t) != 0; }
+export function __clearExits(slot: i32): void { memory.fill(registers(slot), 0, <usize>blockThreads); }
+
+/**
+ * The value every live thread computed for the condition of a loop or `if` that contains a
+ * barrier. CUDA requires it to be the same for the whole block; a block where it differs
+ * traps (a divergent barrier), naming the construct's site.
+ */
+export function __uniform(slot: i32, exitSlot: i32, site: i32): bool {
+  const p = registers(slot);
+  let seen = -1;
+  for (let t = 0; t < blockThreads; t++) {
+    if (exitSlot >= 0 && __exited(exitSlot, t)) continue;
+    const c = <i32>load<u8>(p + <usize>t);
+    if (seen < 0) seen = c;
+    else if (c != seen) divergent(site);
+  }
+  return seen == 1;
+}
+
+// --- block predicates ---------------------------------------------------------------------------
+
+/** __syncthreads_count over the predicates a region stored (one byte per thread; exited threads skipped). */
+export function __predCount(slot: i32, exitSlot: i32): i32 {
+  const p = registers(slot);
+  let n = 0;
+  for (let t = 0; t < blockThreads; t++) {
+    if (exitSlot >= 0 && __exited(exitSlot, t)) continue;
+    if (load<u8>(p + <usize>t) != 0) n++;
+  }
+  return n;
+}
+
+/** Live threads of the block (for __syncthreads_and). */
+export function __liveCount(exitSlot: i32): i32 {
+  if (exitSlot < 0) return blockThreads;
+  let n = 0;
+  for (let t = 0; t < blockThreads; t++) if (!__exited(exitSlot, t)) n++;
+  return n;
+}
+
+// --- warp operations --------------------------------------------------------------------------
+
+/** Ballots of every warp: bit l of word w is lane l's predicate (live lanes only). */
+export function __ballots(predSlot: i32, outSlot: i32, exitSlot: i32): void {
+  const p = registers(predSlot);
+  const out = registers(outSlot);
+  const warps = (blockThreads + 31) >> 5;
+  for (let w = 0; w < warps; w++) {
+    let bits: u32 = 0;
+    const end = min(32, blockThreads - (w << 5));
+    for (let l = 0; l < end; l++) {
+      const t = (w << 5) + l;
+      if (exitSlot >= 0 && __exited(exitSlot, t)) continue;
+      if (load<u8>(p + <usize>t) != 0) bits |= <u32>1 << <u32>l;
+    }
+    store<u32>(out + (<usize>w << 2), bits);
+  }
+}
+
+/** Lanes of thread t's warp that exist and have not exited (CUDA's __activemask()). */
+export function __activeLanes(t: i32, exitSlot: i32): u32 {
+  const first = t & ~31;
+  const end = min(32, blockThreads - first);
+  let bits: u32 = 0;
+  for (let l = 0; l < end; l++) if (exitSlot < 0 || !__exited(exitSlot, first + l)) bits |= <u32>1 << <u32>l;
+  return bits;
+}
+
+// @ts-ignore: decorator
+@inline export function __ballotOf(outSlot: i32, t: i32): u32 { return load<u32>(registers(outSlot) + (<usize>(t >> 5) << 2)); }
+
+/** The value lane `src` of thread t's warp stored in `valSlot` (own value when src is not a thread). */
+// @ts-ignore: decorator
+@inline function laneValue<T>(valSlot: i32, t: i32, src: i32): T {
+  const s = (t & ~31) + src;
+  return load<T>(registers(valSlot) + (<usize>(s < blockThreads ? s : t) << 3));
+}
+
+/** __shfl_sync: lane l reads lane (srcLane mod width) of its width-sized segment. */
+// @ts-ignore: decorator
+@inline export function __shfl<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T {
+  const lane = t & 31;
+  const src = load<i32>(registers(argSlot) + (<usize>t << 3));
+  return laneValue<T>(valSlot, t, (lane & ~(width - 1)) + (src & (width - 1)));
+}
+
+/** __shfl_up_sync: lane l reads lane l - delta of its segment; lanes below delta keep their own. */
+// @ts-ignore: decorator
+@inline export function __shflUp<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T {
+  const lane = t & 31;
+  const delta = load<i32>(registers(argSlot) + (<usize>t << 3));
+  return laneValue<T>(valSlot, t, (lane & (width - 1)) >= delta ? lane - delta : lane);
+}
+
+/** __shfl_down_sync: lane l reads lane l + delta of its segment; lanes past the end keep their own. */
+// @ts-ignore: decorator
+@inline export function __shflDown<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T {
+  const lane = t & 31;
+  const delta = load<i32>(registers(argSlot) + (<usize>t << 3));
+  return laneValue<T>(valSlot, t, (lane & (width - 1)) + delta < width ? lane + delta : lane);
+}
+
+/** __shfl_xor_sync: lane l reads lane l ^ laneMask (its own when that is in a later segment). */
+// @ts-ignore: decorator
+@inline export function __shflXor<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T {
+  const lane = t & 31;
+  const src = lane ^ load<i32>(registers(argSlot) + (<usize>t << 3));
+  const segmentEnd = (lane & ~(width - 1)) + width;
+  return laneValue<T>(valSlot, t, src >= segmentEnd || src < 0 || src >= 32 ? lane : src);
+}

@@ -1,0 +1,199 @@
+// The fine-grained runtime of compiled kernels (src/compiler/): the same per-thread source
+// the fast path runs, with every global and shared access, atomic, barrier and warp
+// operation a scheduling point of the host's ThreadRunner, carrying its source site.
+//
+// Collective operations (shuffles, votes, __syncthreads_count/_or/_and) exchange values
+// through a per-block area at the start of the block's shared memory, with plain loads and
+// stores between two barriers: invisible to the race detector, ordered by the barriers.
+
+export { threadIdx, blockIdx, blockDim, gridDim, __setLaunch, __setThread } from "./runtime";
+import { threadIdx, blockDim, sharedMem } from "./runtime";
+
+// @ts-ignore: decorator
+@external("simt", "accessAt") declare function hostAccessAt(kind: i32, addr: usize, size: i32, site: i32): i32;
+// @ts-ignore: decorator
+@external("simt", "barrier") declare function hostBarrier(scope: i32, site: i32): void;
+// @ts-ignore: decorator
+@external("simt", "outOfBounds") declare function hostOutOfBounds(array: i32, index: f64, length: i32, site: i32): void;
+
+const READ: i32 = 0;
+const WRITE: i32 = 1;
+const ATOMIC: i32 = 2;
+
+/** Bytes of the collective-exchange area at the start of a block's shared memory. */
+export const COLLECTIVE_BYTES: i32 = 1024 * 8;
+
+// @ts-ignore: decorator
+@inline function tid(): i32 { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+// @ts-ignore: decorator
+@inline function blockSize(): i32 { return blockDim.x * blockDim.y * blockDim.z; }
+
+let dynamicSharedBytes: i32 = 0;
+/** Host hook: the launch's dynamic shared bytes (`extern __shared__`). */
+export function __setDynamicShared(bytes: i32): void { dynamicSharedBytes = bytes; }
+// @ts-ignore: decorator
+@inline export function __dynamicSharedBytes(): i32 { return dynamicSharedBytes; }
+
+/** The user's shared memory (static arrays, then the dynamic `extern __shared__` bytes). */
+// @ts-ignore: decorator
+@inline export function __sharedBase(): usize { return sharedMem() + <usize>COLLECTIVE_BYTES; }
+
+// @ts-ignore: decorator
+@inline function check(len: i32, i: i64, array: i32, site: i32): void {
+  if (<u64>i >= <u64><u32>len) { hostOutOfBounds(array, <f64>i, len, site); unreachable(); }
+}
+
+// @ts-ignore: decorator
+@inline function at<T>(base: usize, i: i64): usize { return base + ((<usize>i) << alignof<T>()); }
+
+// @ts-ignore: decorator
+@inline export function __ld<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T {
+  check(len, i, array, site);
+  const p = at<T>(base, i);
+  if (hostAccessAt(READ, p, sizeof<T>(), site) != 0) return load<T>(p);
+  return <T>0;
+}
+
+// @ts-ignore: decorator
+@inline export function __st<T>(base: usize, len: i32, i: i64, array: i32, site: i32, v: T): void {
+  check(len, i, array, site);
+  const p = at<T>(base, i);
+  if (hostAccessAt(WRITE, p, sizeof<T>(), site) != 0) store<T>(p, v);
+}
+
+// @ts-ignore: decorator
+@inline export function __ldu<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T { return __ld<T>(base, len, i, array, site); }
+// @ts-ignore: decorator
+@inline export function __stu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, v: T): void { __st<T>(base, len, i, array, site, v); }
+
+// Atomics: the host switches threads only at scheduling points, so a read-modify-write
+// between two of them is atomic; each atomic is one scheduling point.
+// @ts-ignore: decorator
+@inline function rmw<T>(base: usize, len: i32, i: i64, array: i32, site: i32): usize {
+  check(len, i, array, site);
+  const p = at<T>(base, i);
+  return hostAccessAt(ATOMIC, p, sizeof<T>(), site) != 0 ? p : 0;
+}
+
+export function __atomicAdd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); store<T>(p, old + v); return old;
+}
+export function __atomicSub<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); store<T>(p, old - v); return old;
+}
+export function __atomicExch<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); store<T>(p, v); return old;
+}
+export function __atomicMin<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); if (v < old || (isFloat<T>() && old != old && v == v)) store<T>(p, v); return old;
+}
+export function __atomicMax<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); if (v > old || (isFloat<T>() && old != old && v == v)) store<T>(p, v); return old;
+}
+export function __atomicInc<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32): u32 {
+  const p = rmw<u32>(base, len, i, array, site); if (!p) return 0;
+  const old = load<u32>(p); store<u32>(p, old >= v ? 0 : old + 1); return old;
+}
+export function __atomicDec<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32): u32 {
+  const p = rmw<u32>(base, len, i, array, site); if (!p) return 0;
+  const old = load<u32>(p); store<u32>(p, (old == 0 || old > v) ? v : old - 1); return old;
+}
+export function __atomicCAS<T>(shared: bool, base: usize, len: i32, i: i64, compare: T, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); if (old == compare) store<T>(p, v); return old;
+}
+export function __atomicAnd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); store<T>(p, old & v); return old;
+}
+export function __atomicOr<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); store<T>(p, old | v); return old;
+}
+export function __atomicXor<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
+  const p = rmw<T>(base, len, i, array, site); if (!p) return <T>0;
+  const old = load<T>(p); store<T>(p, old ^ v); return old;
+}
+
+// --- barriers and collectives ------------------------------------------------------------------
+
+export function __syncthreads(site: i32): void { hostBarrier(0, site); }
+export function __syncwarp(site: i32): void { hostBarrier(1, site); }
+
+// @ts-ignore: decorator
+@inline function cell(t: i32): usize { return sharedMem() + (<usize>t << 3); }
+
+/** Block predicate: every thread stores its predicate, all meet, each reads all, all meet again. */
+function blockPredicate(pred: bool, site: i32, mode: i32): i32 {
+  const me = tid();
+  store<i32>(cell(me), pred ? 1 : 2); // 0 marks a thread that never arrived (exited)
+  hostBarrier(0, site);
+  let n = 0, live = 0;
+  const nt = blockSize();
+  for (let t = 0; t < nt; t++) {
+    const v = load<i32>(cell(t));
+    if (v != 0) live++;
+    if (v == 1) n++;
+  }
+  hostBarrier(0, site);
+  store<i32>(cell(me), 0);
+  return mode == 0 ? n : mode == 1 ? <i32>(n > 0) : <i32>(n == live);
+}
+export function __syncthreads_count(pred: bool, site: i32): i32 { return blockPredicate(pred, site, 0); }
+export function __syncthreads_or(pred: bool, site: i32): i32 { return blockPredicate(pred, site, 1); }
+export function __syncthreads_and(pred: bool, site: i32): i32 { return blockPredicate(pred, site, 2); }
+
+/** Exchange through the warp: store, meet at a warp barrier, read lane `src`, meet again. */
+function exchange<T>(v: T, src: i32, site: i32): T {
+  const me = tid();
+  store<T>(cell(me), v);
+  hostBarrier(1, site);
+  const s = (me & ~31) + src;
+  const r = s < blockSize() ? load<T>(cell(s)) : v;
+  hostBarrier(1, site);
+  return r;
+}
+
+export function __shfl_sync<T>(mask: u32, v: T, srcLane: i32, width: i32, site: i32): T {
+  const lane = tid() & 31;
+  return exchange<T>(v, (lane & ~(width - 1)) + (srcLane & (width - 1)), site);
+}
+export function __shfl_up_sync<T>(mask: u32, v: T, delta: u32, width: i32, site: i32): T {
+  const lane = tid() & 31;
+  return exchange<T>(v, (lane & (width - 1)) >= <i32>delta ? lane - <i32>delta : lane, site);
+}
+export function __shfl_down_sync<T>(mask: u32, v: T, delta: u32, width: i32, site: i32): T {
+  const lane = tid() & 31;
+  return exchange<T>(v, (lane & (width - 1)) + <i32>delta < width ? lane + <i32>delta : lane, site);
+}
+export function __shfl_xor_sync<T>(mask: u32, v: T, laneMask: i32, width: i32, site: i32): T {
+  const lane = tid() & 31;
+  const src = lane ^ laneMask;
+  const segmentEnd = (lane & ~(width - 1)) + width;
+  return exchange<T>(v, src >= segmentEnd || src < 0 || src >= 32 ? lane : src, site);
+}
+
+function ballot(pred: bool, site: i32): u32 {
+  const me = tid();
+  store<i32>(cell(me), pred ? 1 : 0);
+  hostBarrier(1, site);
+  const first = me & ~31;
+  const end = min(32, blockSize() - first);
+  let bits: u32 = 0;
+  for (let l = 0; l < end; l++) if (load<i32>(cell(first + l)) != 0) bits |= <u32>1 << <u32>l;
+  hostBarrier(1, site);
+  return bits;
+}
+export function __ballot_sync(mask: u32, pred: bool, site: i32): u32 { return ballot(pred, site) & mask; }
+export function __any_sync(mask: u32, pred: bool, site: i32): bool { return (ballot(pred, site) & mask) != 0; }
+export function __all_sync(mask: u32, pred: bool, site: i32): bool { return (ballot(pred, site) & mask) == (mask & __activemask()); }
+export function __activemask(): u32 {
+  const first = tid() & ~31;
+  const end = min(32, blockSize() - first);
+  return end >= 32 ? 0xffffffff : (<u32>1 << <u32>end) - 1;
+}

@@ -1,0 +1,1421 @@
+// The front end of simt's kernel compiler: reads a per-thread, CUDA-shaped AssemblyScript
+// source and writes the AssemblyScript of its two executable forms.
+//
+// - The block form (fast and seeded): loop fission at every barrier (MCUDA; PoCL's
+//   "work-item loops"). The kernel body is cut into *regions* — the stretches between
+//   collective operations — and each region becomes a loop over the block's threads. Values a
+//   thread computes in one region and uses in another live in per-thread *context slots*;
+//   values that are the same for every thread of the block (*uniform*: computed from
+//   blockIdx, blockDim, gridDim, parameters and other uniform values) stay block-level locals,
+//   so loops and ifs that contain barriers run once per block with a uniform condition (CUDA
+//   requires it; a block where it differs traps as a divergent barrier). Warp shuffles and
+//   votes split regions as barriers do (CuPBoP's "hierarchical collapsing"): the region before
+//   stores each lane's operand, the region after reads its partner's.
+// - The fine-grained form: the source as written, one call per thread, every access, atomic,
+//   barrier and warp operation a scheduling point with its source site (asyncify, for the race
+//   tools).
+//
+// Both forms go through the same rewrite of array accesses: a typed-array parameter becomes a
+// (pointer, length) pair and `a[i]` a bounds-checked load naming the array and the site.
+
+import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
+import {
+  ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
+  SHARED_DECLS, TYPED_ARRAY_NAMES, WARP_SHUFFLES, WARP_VOTES, isCollective, isLanguageName,
+} from './language.js';
+import type { DType } from '../dtypes.js';
+
+/** A problem in a kernel source, at its file, line and column. */
+export interface Diagnostic { file: string; line: number; column: number; message: string }
+
+export class CompileFailure extends Error {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    super(diagnostics.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`).join('\n'));
+  }
+}
+
+/** A source location the generated code can name (accesses, atomics, barriers, warp operations). */
+export interface Site { file: string; line: number; column: number; what: string }
+
+export interface KernelParamInfo { name: string; kind: 'array' | 'scalar'; dtype: string }
+
+export interface KernelInfo {
+  name: string;
+  file: string;
+  line: number;
+  params: KernelParamInfo[];
+  /** Bytes of the kernel's static `__shared__` arrays (the dynamic part comes after them). */
+  staticSharedBytes: number;
+  /** Regions (thread loops) of the block form: 1 for a kernel without collectives. */
+  regions: number;
+  /** Context slots used (values live across barriers, collective buffers). */
+  slots: number;
+}
+
+export interface FrontEndResult {
+  /** AssemblyScript of the block form: kernels `<name>` (seeded), `__fast_<name>`, `__blocks_<name>`. */
+  blockSource: string;
+  /** AssemblyScript of the fine-grained form: `tk_<name>`. */
+  fineSource: string;
+  kernels: KernelInfo[];
+  sites: Site[];
+  /** Array names by id (for trap messages): `kernel.array`. */
+  arrays: string[];
+}
+
+export interface FrontEndOptions {
+  /** Drop the bounds checks of array accesses (fast form only). */
+  unchecked?: boolean;
+}
+
+/** Register slots of the runtime (assembly/runtime/scratch.ts REGISTER_SLOTS). */
+export const CONTEXT_SLOTS = 32;
+
+interface SourceFile { path: string; text: string }
+
+/** One declared variable of a function (a `let`/`const`, a parameter). */
+interface Decl {
+  id: number;
+  name: string;
+  outName: string;
+  node: AstNode | null;           // VariableDeclaration (null for parameters)
+  isConst: boolean;
+  typeText: string | null;        // annotation, or inferred (lazily)
+  param?: 'scalar' | 'array';
+  array?: ArrayInfo;              // arrays: parameters and __shared__ declarations
+  cls?: 'uniform' | 'context' | 'remat' | 'local';
+  slot?: number;
+  regions: Set<number>;
+}
+
+interface ArrayInfo {
+  name: string;
+  elem: DType;
+  space: 'global' | 'shared';
+  id: number;
+  /** Shared: byte offset in the block's static shared memory; dynamic arrays start after the static ones. */
+  offset: number;
+  count: number;
+  dynamic: boolean;
+}
+
+interface FunctionInfo {
+  node: AstNode;
+  name: string;
+  exported: boolean;
+  file: string;
+  decls: Decl[];
+  refs: Map<AstNode, Decl>;       // identifier node → its declaration
+  declOf: Map<AstNode, Decl>;     // VariableDeclaration node → Decl
+  returnType: string;
+}
+
+const SCALARS = new Set<string>(SCALAR_TYPES);
+
+export function runFrontEnd(as: AssemblyScript, files: SourceFile[], options: FrontEndOptions = {}): FrontEndResult {
+  const fe = new FrontEnd(as, options);
+  for (const f of files) fe.addFile(f);
+  return fe.finish();
+}
+
+class FrontEnd {
+  private readonly diags: Diagnostic[] = [];
+  readonly sites: Site[] = [];
+  readonly arrays: string[] = [];
+  private readonly functions: FunctionInfo[] = [];
+  private readonly functionsByName = new Map<string, FunctionInfo>();
+  private readonly topLevel: { node: AstNode; file: string }[] = [];
+  private readonly moduleConsts = new Map<string, { typeText: string | null; init: AstNode | null }>();
+  private readonly kernels: KernelInfo[] = [];
+  private nextDecl = 1;
+
+  constructor(private readonly as: AssemblyScript, private readonly options: FrontEndOptions) {}
+
+  error(node: AstNode | null, file: string, message: string): void {
+    const lc = node ? lineCol(node) : { line: 1, column: 1 };
+    this.diags.push({ file, line: lc.line, column: lc.column, message });
+  }
+
+  site(node: AstNode, file: string, what: string): number {
+    const lc = lineCol(node);
+    this.sites.push({ file, line: lc.line, column: lc.column, what });
+    return this.sites.length - 1;
+  }
+
+  addFile(f: SourceFile): void {
+    const as = this.as;
+    const program = as.newProgram(as.newOptions());
+    const parser = new as.Parser(program.diagnostics);
+    parser.parseFile(f.text, f.path.replace(/\.ts$/, '') + '.ts', true);
+    const bad = program.diagnostics.filter((d: { category: number }) => d.category === 3 /* error */);
+    for (const d of bad as { message: string; range: AstNode['range'] | null }[]) {
+      const pos = d.range ? lineCol({ range: d.range } as AstNode) : { line: 1, column: 1 };
+      this.diags.push({ file: f.path, line: pos.line, column: pos.column, message: d.message });
+    }
+    if (bad.length) return;
+    const source = parser.sources.find((s: { normalizedPath: string; sourceKind: number }) => s.sourceKind === 1 /* user entry */ || s.normalizedPath.startsWith(f.path.replace(/\.ts$/, '')));
+    if (!source) throw new Error(`internal: the parser lost ${f.path}`);
+    for (const st of source.statements as AstNode[]) {
+      if (st.kind === NK.Import) {
+        // `import { threadIdx, … } from "simt/kernel"`: the language's names are built in.
+        const path = st.path?.value as string | undefined;
+        if (path && /^simt(\/kernel)?$/.test(path)) {
+          for (const d of (st.declarations ?? []) as AstNode[]) {
+            if (!isLanguageName(d.foreignName.text)) this.error(d, f.path, `'${d.foreignName.text}' is not part of the kernel language`);
+          }
+          continue;
+        }
+        this.error(st, f.path, 'kernel sources are self-contained: only `import … from "simt/kernel"` is allowed');
+        continue;
+      }
+      if (st.kind === NK.FunctionDeclaration) {
+        const exported = (st.flags & 2) !== 0;
+        const info = this.declareFunction(st, f.path, exported);
+        if (info) { this.functions.push(info); this.functionsByName.set(info.name, info); }
+        continue;
+      }
+      if (st.kind === NK.Variable) {
+        for (const d of st.declarations as AstNode[]) {
+          if ((d.flags & 8) === 0) this.error(d, f.path, `module-level '${d.name.text}' must be a const: kernels keep no global state (each worker would see its own copy)`);
+          this.moduleConsts.set(d.name.text, { typeText: d.type ? textOf(d.type) : null, init: d.initializer });
+        }
+        this.topLevel.push({ node: st, file: f.path });
+        continue;
+      }
+      if (st.kind === NK.ClassDeclaration) { this.error(st, f.path, 'classes are not supported in kernel sources (no managed allocation)'); continue; }
+      this.topLevel.push({ node: st, file: f.path });
+    }
+  }
+
+  private declareFunction(st: AstNode, file: string, exported: boolean): FunctionInfo | undefined {
+    const name = st.name.text as string;
+    if (name.startsWith('__')) { this.error(st, file, `names starting with '__' are reserved for simt: rename '${name}'`); return undefined; }
+    if (st.typeParameters?.length) { this.error(st, file, `generic device functions are not supported yet: '${name}'`); return undefined; }
+    if (!st.body) { this.error(st, file, `'${name}' has no body`); return undefined; }
+    const returnType = st.signature.returnType ? textOf(st.signature.returnType) : 'void';
+    if (exported && returnType !== 'void') this.error(st.signature.returnType ?? st, file, `kernel '${name}' must return void (as a __global__ function does)`);
+    const info: FunctionInfo = { node: st, name, exported, file, decls: [], refs: new Map(), declOf: new Map(), returnType };
+    const scope = new Map<string, Decl>();
+    for (const p of st.signature.parameters as AstNode[]) {
+      const pname = p.name.text as string;
+      const typeText = textOf(p.type).replace(/\s+/g, '');
+      const elem = typeText.endsWith('[]') ? typeText.slice(0, -2) : TYPED_ARRAY_NAMES[typeText];
+      const d: Decl = { id: this.nextDecl++, name: pname, outName: pname, node: null, isConst: true, typeText, regions: new Set() };
+      if (elem !== undefined) {
+        if (!(ELEMENT_TYPES as readonly string[]).includes(elem)) { this.error(p, file, `parameter '${pname}': unknown element type '${elem}'`); continue; }
+        d.param = 'array';
+        d.array = { name: pname, elem: elem as DType, space: 'global', id: this.arrays.length, offset: 0, count: 0, dynamic: false };
+        this.arrays.push(`${name}.${pname}`);
+      } else if (SCALARS.has(typeText) || (!exported && (CONVERSION_TYPES.has(typeText)))) {
+        d.param = 'scalar';
+      } else {
+        this.error(p, file, `parameter '${pname}': type '${typeText}' is not a kernel parameter type (use ${[...SCALARS].join(', ')}, or an array such as f32[])`);
+        continue;
+      }
+      info.decls.push(d);
+      scope.set(pname, d);
+    }
+    this.resolveScopes(info, st.body, [scope]);
+    return info;
+  }
+
+  /** Resolves every identifier of a function body to its declaration (block scoping, as AS does). */
+  private resolveScopes(info: FunctionInfo, body: AstNode, outer: Map<string, Decl>[]): void {
+    const lookup = (stack: Map<string, Decl>[], name: string): Decl | undefined => {
+      for (let k = stack.length - 1; k >= 0; k--) { const d = stack[k]!.get(name); if (d) return d; }
+      return undefined;
+    };
+    const expr = (e: AstNode | null, stack: Map<string, Decl>[]): void => {
+      walk(e, (n) => {
+        if (n.kind === NK.PropertyAccess) { expr(n.expression, stack); return false; }
+        if (n.kind === NK.Identifier) { const d = lookup(stack, n.text); if (d) info.refs.set(n, d); }
+        return undefined;
+      });
+    };
+    const declare = (vd: AstNode, stack: Map<string, Decl>[]): void => {
+      const name = vd.name.text as string;
+      const isConst = (vd.flags & 8) !== 0;
+      const d: Decl = { id: this.nextDecl++, name, outName: name, node: vd, isConst, typeText: vd.type ? textOf(vd.type).replace(/\s+/g, '') : null, regions: new Set() };
+      const init = vd.initializer as AstNode | null;
+      if (init && init.kind === NK.Call && init.expression.kind === NK.Identifier && SHARED_DECLS.has(init.expression.text)) {
+        d.array = this.sharedArray(info, vd, init);
+        if (!isConst) this.error(vd, info.file, `'${name}': a __shared__ array is declared with const`);
+      }
+      info.decls.push(d);
+      info.declOf.set(vd, d);
+      stack[stack.length - 1]!.set(name, d);
+    };
+    const stmt = (s: AstNode | null, stack: Map<string, Decl>[]): void => {
+      if (!s) return;
+      switch (s.kind) {
+        case NK.Block: { const inner = [...stack, new Map()]; for (const c of s.statements) stmt(c, inner); return; }
+        case NK.Variable: for (const vd of s.declarations) { expr(vd.initializer, stack); declare(vd, stack); } return;
+        case NK.For: {
+          const inner = [...stack, new Map()];
+          stmt(s.initializer, inner); expr(s.condition, inner); expr(s.incrementor, inner); stmt(s.body, inner);
+          return;
+        }
+        case NK.If: expr(s.condition, stack); stmt(s.ifTrue, [...stack, new Map()]); stmt(s.ifFalse, [...stack, new Map()]); return;
+        case NK.While: expr(s.condition, stack); stmt(s.body, [...stack, new Map()]); return;
+        case NK.Do: stmt(s.body, [...stack, new Map()]); expr(s.condition, stack); return;
+        case NK.Expression: expr(s.expression, stack); return;
+        case NK.Return: expr(s.value, stack); return;
+        case NK.Break: case NK.Continue: case NK.Empty: return;
+        case NK.Switch: case NK.Try: case NK.Throw: case NK.ForOf:
+          this.error(s, info.file, `${['switch', 'try', 'throw', 'for…of'][[NK.Switch, NK.Try, NK.Throw, NK.ForOf].indexOf(s.kind as 45)]} is not supported in kernels yet`);
+          return;
+        default: this.error(s, info.file, 'statement not supported in kernels');
+      }
+    };
+    stmt(body, outer);
+    // Names declared more than once get distinct output names (regions predeclare them side by side).
+    const count = new Map<string, number>();
+    for (const d of info.decls) count.set(d.name, (count.get(d.name) ?? 0) + 1);
+    for (const d of info.decls) if (d.node && count.get(d.name)! > 1) d.outName = `${d.name}__${d.id}`;
+  }
+
+  private sharedArray(info: FunctionInfo, vd: AstNode, call: AstNode): ArrayInfo | undefined {
+    const kind = call.expression.text as string;
+    const targ = call.typeArguments?.[0] ? textOf(call.typeArguments[0]) : undefined;
+    if (!targ || !(ELEMENT_TYPES as readonly string[]).includes(targ)) {
+      this.error(call, info.file, `${kind} needs an element type: ${kind}<f32>(${kind === '__shared__' ? 'n' : ''})`);
+      return undefined;
+    }
+    const elem = targ as DType;
+    const id = this.arrays.length;
+    this.arrays.push(`${info.name}.${vd.name.text}`);
+    if (kind === '__extern_shared__') {
+      if (call.args.length) this.error(call, info.file, '__extern_shared__<T>() takes no size: it is the launch\'s sharedBytes');
+      return { name: vd.name.text, elem, space: 'shared', id, offset: 0, count: 0, dynamic: true };
+    }
+    const n = call.args.length === 1 ? this.constValue(call.args[0]) : undefined;
+    if (n === undefined || !Number.isInteger(n) || n <= 0) {
+      this.error(call, info.file, `the size of a __shared__ array must be a positive compile-time constant: ${textOf(call)}`);
+      return undefined;
+    }
+    return { name: vd.name.text, elem, space: 'shared', id, offset: 0, count: n, dynamic: false };
+  }
+
+  /** Evaluates an integer constant expression (literals, module consts, + - * / % << >> & |). */
+  constValue(e: AstNode | null, depth = 0): number | undefined {
+    if (!e || depth > 20) return undefined;
+    switch (e.kind) {
+      case NK.Literal: return e.literalKind === LK.Integer ? Number(BigInt.asIntN(64, e.value)) : undefined;
+      case NK.Parenthesized: return this.constValue(e.expression, depth + 1);
+      case NK.Identifier: { const c = this.moduleConsts.get(e.text); return c ? this.constValue(c.init, depth + 1) : undefined; }
+      case NK.Assertion: return this.constValue(e.expression, depth + 1);
+      case NK.Binary: {
+        const a = this.constValue(e.left, depth + 1), b = this.constValue(e.right, depth + 1);
+        if (a === undefined || b === undefined) return undefined;
+        switch (operatorOf(e)) {
+          case '+': return a + b; case '-': return a - b; case '*': return a * b;
+          case '/': return b ? Math.trunc(a / b) : undefined; case '%': return b ? a % b : undefined;
+          case '<<': return a << b; case '>>': return a >> b; case '&': return a & b; case '|': return a | b;
+          default: return undefined;
+        }
+      }
+      default: return undefined;
+    }
+  }
+
+  finish(): FrontEndResult {
+    if (this.diags.length) throw new CompileFailure(this.diags);
+    const kernels = this.functions.filter((f) => f.exported);
+    if (kernels.length === 0 && this.diags.length === 0) {
+      this.diags.push({ file: this.topLevel[0]?.file ?? '(sources)', line: 1, column: 1, message: 'no kernel: export at least one function' });
+    }
+    // Device functions may not hold collectives (yet): their regions would belong to the caller.
+    for (const f of this.functions) {
+      if (f.exported) continue;
+      walk(f.node.body, (n) => {
+        if (n.kind === NK.Call && n.expression.kind === NK.Identifier && isCollective(n.expression.text)) {
+          this.error(n, f.file, `${n.expression.text} in device function '${f.name}': barriers and warp operations must stand in the kernel itself (not supported in device functions yet)`);
+        }
+      });
+    }
+    if (this.diags.length) throw new CompileFailure(this.diags);
+    const blockParts: string[] = [];
+    const fineParts: string[] = [];
+    const usesThreadGlobals = this.functions.some((f) => !f.exported && this.mentionsThreadIdx(f.node.body));
+    for (const t of this.topLevel) {
+      const text = printStatement(this.as, t.node);
+      blockParts.push(text);
+      fineParts.push(text);
+    }
+    for (const f of this.functions) {
+      if (f.exported) continue;
+      try {
+        blockParts.push(new FunctionPrinter(this, f, 'device').printDeviceFunction());
+        fineParts.push(new FunctionPrinter(this, f, 'fine').printDeviceFunction());
+      } catch (e) {
+        if (!(e instanceof KernelDiagnostic)) throw e;
+        this.error(e.node, f.file, e.message);
+      }
+    }
+    for (const f of kernels) {
+      try {
+        const kc = new KernelCompiler(this, f, usesThreadGlobals);
+        const out = kc.compile();
+        blockParts.push(out.block);
+        fineParts.push(new FunctionPrinter(this, f, 'fine').printFineKernel());
+        this.kernels.push(out.info);
+      } catch (e) {
+        if (!(e instanceof KernelDiagnostic)) throw e;
+        this.error(e.node, f.file, e.message);
+      }
+    }
+    if (this.diags.length) throw new CompileFailure(this.diags);
+    return {
+      blockSource: BLOCK_PRELUDE(usesThreadGlobals) + blockParts.join('\n\n') + '\n',
+      fineSource: FINE_PRELUDE + fineParts.join('\n\n') + '\n',
+      kernels: this.kernels,
+      sites: this.sites,
+      arrays: this.arrays,
+    };
+  }
+
+  private mentionsThreadIdx(n: AstNode): boolean {
+    let found = false;
+    walk(n, (x) => { if (x.kind === NK.PropertyAccess && x.expression.kind === NK.Identifier && x.expression.text === 'threadIdx') found = true; });
+    return found;
+  }
+
+  fn(name: string): FunctionInfo | undefined { return this.functionsByName.get(name); }
+  get asModule(): AssemblyScript { return this.as; }
+  moduleConst(name: string): { typeText: string | null; init: AstNode | null } | undefined { return this.moduleConsts.get(name); }
+  get unchecked(): boolean { return !!this.options.unchecked; }
+}
+
+/** A kernel-level problem: thrown to the FrontEnd, which turns it into a diagnostic. */
+class KernelDiagnostic extends Error {
+  constructor(readonly node: AstNode, message: string) { super(message); }
+}
+
+const BLOCK_PRELUDE = (threadGlobals: boolean): string => `// GENERATED by simt's kernel compiler from the kernel sources: the block form.
+import { blockIdx, blockDim, gridDim, blockThreads, sharedMem, sharedSize, beginPhase, threadAt, __block } from "./runtime/index";
+import { __ld, __st, __ldu, __stu, __atomicAdd, __atomicSub, __atomicExch, __atomicMin, __atomicMax, __atomicInc, __atomicDec,
+  __atomicCAS, __atomicAnd, __atomicOr, __atomicXor, __ctx, __exit, __exited, __clearExits, __uniform, __predCount, __liveCount,
+  __ballots, __ballotOf, __activeLanes, __shfl, __shflUp, __shflDown, __shflXor, __setThread } from "./runtime/compiled";
+export { __launch, __block, __currentBlock, __setScratch, __scratchBytes } from "./runtime/index";
+export { __trapKind, __trapArray, __trapIndex, __trapLength, __trapSite, __trapThread, __trapClear } from "./runtime/compiled";
+${threadGlobals ? 'namespace threadIdx { export let x: i32 = 0; export let y: i32 = 0; export let z: i32 = 0; }\n' : ''}const warpSize: i32 = 32;
+
+`;
+
+const FINE_PRELUDE = `// GENERATED by simt's kernel compiler from the kernel sources: the fine-grained form.
+import { threadIdx, blockIdx, blockDim, gridDim, __sharedBase, __dynamicSharedBytes, __ld, __st, __ldu, __stu,
+  __atomicAdd, __atomicSub, __atomicExch, __atomicMin, __atomicMax, __atomicInc, __atomicDec, __atomicCAS, __atomicAnd,
+  __atomicOr, __atomicXor, __syncthreads, __syncwarp, __syncthreads_count, __syncthreads_or, __syncthreads_and,
+  __shfl_sync, __shfl_up_sync, __shfl_down_sync, __shfl_xor_sync, __ballot_sync, __any_sync, __all_sync, __activemask } from "./threads/compiled";
+export { __setLaunch, __setThread, __setDynamicShared } from "./threads/compiled";
+const warpSize: i32 = 32;
+
+`;
+
+function printStatement(as: AssemblyScript, n: AstNode): string {
+  const b = new (as as unknown as { ASTBuilder: new () => { sb: string[]; visitNodeAndTerminate(n: AstNode): void; finish(): string } }).ASTBuilder();
+  b.visitNodeAndTerminate(n);
+  return b.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Printing: AssemblyScript's own AST printer, with simt's rewrites.
+
+type PrintMode = 'region' | 'block' | 'device' | 'fine';
+
+interface PrintContext {
+  mode: PrintMode;
+  /** Replacement text of collective calls (region after the split). */
+  replace?: Map<AstNode, string>;
+  /** Code run before a region's `return` (stores of context values, the exit flag). */
+  onReturn?: () => string;
+}
+
+/** Builds a printer class over AssemblyScript's ASTBuilder (which is loaded lazily). */
+function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: PrintContext) {
+  const Base = (as as unknown as { ASTBuilder: new () => object }).ASTBuilder as unknown as new () => BuilderBase;
+  interface BuilderBase {
+    sb: string[]; indentLevel: number;
+    visitNode(n: AstNode): void; visitNodeAndTerminate(n: AstNode): void; finish(): string;
+    visitIdentifierExpression(n: AstNode): void; visitPropertyAccessExpression(n: AstNode): void;
+    visitElementAccessExpression(n: AstNode): void; visitBinaryExpression(n: AstNode): void;
+    visitCallExpression(n: AstNode): void; visitFloatLiteralExpression(n: AstNode): void;
+    visitIntegerLiteralExpression(n: AstNode): void; visitReturnStatement(n: AstNode): void;
+    visitVariableStatement(n: AstNode): void; visitVariableDeclaration(n: AstNode): void;
+    visitUnaryPostfixExpression(n: AstNode): void; visitUnaryPrefixExpression(n: AstNode): void;
+  }
+  const checked = !fe.unchecked || ctx.mode === 'fine';
+  const fail = (n: AstNode, msg: string): never => { throw new KernelDiagnostic(n, msg); };
+  const arrayOf = (n: AstNode): Decl | undefined => {
+    if (n.kind !== NK.Identifier) return undefined;
+    const d = fn.refs.get(n);
+    return d?.array ? d : undefined;
+  };
+  class Printer extends Base {
+    text(n: AstNode): string { const saved = this.sb; this.sb = []; this.visitNode(n); const t = this.sb.join(''); this.sb = saved; return t; }
+    ptr(d: Decl): string {
+      const a = d.array!;
+      if (a.space === 'global') return `__p_${d.outName}`;
+      const base = ctx.mode === 'fine' ? '__sharedBase()' : 'sharedMem()';
+      return `(${base} + <usize>${a.offset})`;
+    }
+    len(d: Decl): string {
+      const a = d.array!;
+      if (a.space === 'global') return `__n_${d.outName}`;
+      if (!a.dynamic) return String(a.count);
+      const bytes = ctx.mode === 'fine' ? '__dynamicSharedBytes()' : 'sharedSize()';
+      return `<i32>(${bytes} / ${elemBytes(a.elem)})`;
+    }
+    access(d: Decl, index: AstNode, node: AstNode, what: string): string {
+      const site = fe.site(node, fn.file, `${what} ${d.array!.space === 'shared' ? '__shared__ ' : ''}${d.name}[]`);
+      return `${this.ptr(d)}, ${this.len(d)}, <i64>(${this.text(index)}), ${d.array!.id}, ${site}`;
+    }
+    override visitIdentifierExpression(n: AstNode): void {
+      const d = fn.refs.get(n);
+      if (d?.array) fail(n, `array '${d.name}' used as a value: index it, pass it to a device function or an atomic, or read ${d.name}.length`);
+      if (d) { this.sb.push(d.outName); return; }
+      this.sb.push(n.text);
+    }
+    override visitPropertyAccessExpression(n: AstNode): void {
+      const obj = n.expression as AstNode;
+      const prop = n.property.text as string;
+      if (obj.kind === NK.Identifier) {
+        const d = arrayOf(obj);
+        if (d) { if (prop !== 'length') fail(n, `'${d.name}.${prop}': arrays have only .length`); this.sb.push(`(${this.len(d)})`); return; }
+        if (obj.text === 'threadIdx' && !fn.refs.has(obj)) {
+          if (!'xyz'.includes(prop) || prop.length !== 1) fail(n, `threadIdx.${prop}: use x, y or z`);
+          this.sb.push(ctx.mode === 'region' ? `__t${prop}` : `threadIdx.${prop}`);
+          return;
+        }
+        if (INDEX_VARIABLES.has(obj.text) && !fn.refs.has(obj)) {
+          if (!'xyz'.includes(prop) || prop.length !== 1) fail(n, `${obj.text}.${prop}: use x, y or z`);
+          this.sb.push(`${obj.text}.${prop}`);
+          return;
+        }
+      }
+      super.visitPropertyAccessExpression(n);
+    }
+    override visitElementAccessExpression(n: AstNode): void {
+      const d = arrayOf(n.expression);
+      if (!d) { super.visitElementAccessExpression(n); return; }
+      this.sb.push(`${checked ? '__ld' : '__ldu'}<${d.array!.elem}>(${this.access(d, n.elementExpression, n, 'read')})`);
+    }
+    override visitBinaryExpression(n: AstNode): void {
+      const op = operatorOf(n);
+      const left = n.left as AstNode;
+      if (left.kind === NK.ElementAccess && arrayOf(left.expression) && /^(=|\+=|-=|\*=|\/=|%=|&=|\|=|\^=|<<=|>>=|>>>=)$/.test(op)) {
+        const d = arrayOf(left.expression)!;
+        const elem = d.array!.elem;
+        let value = this.text(n.right);
+        if (op !== '=') {
+          if (!isPureIndex(left.elementExpression)) fail(n, `'${textOf(n)}': a compound assignment to an array element needs an index without side effects`);
+          value = `${checked ? '__ld' : '__ldu'}<${elem}>(${this.access(d, left.elementExpression, left, 'read')}) ${op.slice(0, -1)} (${value})`;
+        }
+        this.sb.push(`${checked ? '__st' : '__stu'}<${elem}>(${this.access(d, left.elementExpression, left, 'write')}, <${elem}>(${value}))`);
+        return;
+      }
+      super.visitBinaryExpression(n);
+    }
+    private incDec(n: AstNode): boolean {
+      const operand = n.operand as AstNode;
+      if (operand.kind !== NK.ElementAccess || !arrayOf(operand.expression)) return false;
+      const d = arrayOf(operand.expression)!;
+      const op = operatorOf(n);
+      if (!isPureIndex(operand.elementExpression)) fail(n, `'${textOf(n)}': ${op} on an array element needs an index without side effects`);
+      const elem = d.array!.elem;
+      const old = `${checked ? '__ld' : '__ldu'}<${elem}>(${this.access(d, operand.elementExpression, operand, 'read')})`;
+      this.sb.push(`${checked ? '__st' : '__stu'}<${elem}>(${this.access(d, operand.elementExpression, operand, 'write')}, <${elem}>(${old} ${op[0]} 1))`);
+      return true;
+    }
+    override visitUnaryPostfixExpression(n: AstNode): void { if (!this.incDec(n)) super.visitUnaryPostfixExpression(n); }
+    override visitUnaryPrefixExpression(n: AstNode): void {
+      const op = operatorOf(n);
+      if ((op === '++' || op === '--') && this.incDec(n)) return;
+      super.visitUnaryPrefixExpression(n);
+    }
+    override visitFloatLiteralExpression(n: AstNode): void { this.sb.push(textOf(n)); }
+    override visitIntegerLiteralExpression(n: AstNode): void { this.sb.push(textOf(n)); }
+    override visitCallExpression(n: AstNode): void {
+      const r = ctx.replace?.get(n);
+      if (r !== undefined) { this.sb.push(r); return; }
+      const callee = n.expression as AstNode;
+      if (callee.kind !== NK.Identifier || fn.refs.has(callee)) { super.visitCallExpression(n); return; }
+      const name = callee.text as string;
+      const args = n.args as AstNode[];
+      if (name in ATOMICS) { this.sb.push(this.atomic(n, name, args)); return; }
+      if (SHARED_DECLS.has(name)) fail(n, `${name} declares a shared array: write \`const s = ${name}<T>(…)\` at the kernel's top level`);
+      if (isCollectiveName(name)) {
+        if (ctx.mode !== 'fine') fail(n, `${name} here is not supported: call it as a statement of the kernel, or in an expression statement, declaration or condition at the kernel's level (not nested in another warp operation or device function)`);
+        this.sb.push(this.fineCollective(n, name, args));
+        return;
+      }
+      if (name === '__activemask') {
+        this.sb.push(ctx.mode === 'region' ? `__activeLanes(__t, ${EXIT_SLOT_EXPR})` : '__activemask()');
+        return;
+      }
+      const target = fe.fn(name);
+      if (target) {
+        if (target.exported) fail(n, `'${name}' is a kernel: kernels cannot call kernels (use a non-exported device function)`);
+        const params = target.decls.filter((d) => d.param);
+        if (args.length !== params.length) fail(n, `'${name}' takes ${params.length} arguments, got ${args.length}`);
+        const out = args.map((a, k) => {
+          const p = params[k]!;
+          if (p.param === 'array') {
+            const d = arrayOf(a);
+            if (!d) fail(a, `argument ${k + 1} of '${name}' must be an array (parameter '${p.name}: ${p.typeText}')`);
+            if (d!.array!.elem !== p.array!.elem) fail(a, `argument ${k + 1} of '${name}': ${d!.array!.elem}[] passed for ${p.array!.elem}[]`);
+            return `${this.ptr(d!)}, ${this.len(d!)}`;
+          }
+          return this.text(a);
+        });
+        this.sb.push(`${name}(${out.join(', ')})`);
+        return;
+      }
+      super.visitCallExpression(n);
+    }
+    atomic(n: AstNode, name: string, args: AstNode[]): string {
+      const spec = ATOMICS[name]!;
+      const d = args[0] ? arrayOf(args[0]) : undefined;
+      if (!d || args.length !== 2 + spec.operands) {
+        return fail(n, `${name}(array, index, ${spec.operands === 2 ? 'compare, value' : 'value'}): the first argument must be an array parameter or __shared__ array`);
+      }
+      const elem = d.array!.elem;
+      if (spec.u32only && elem !== 'u32') fail(n, `${name} works on u32 arrays (CUDA: unsigned int*), '${d.name}' is ${elem}[]`);
+      if (spec.integerOnly && (elem === 'f32' || elem === 'f64')) fail(n, `${name} needs an integer array, '${d.name}' is ${elem}[]`);
+      if (elem.length === 2 && elem !== 'u8' && elem !== 'i8') { /* 16-bit */ }
+      if (['i8', 'u8', 'i16', 'u16'].includes(elem)) fail(n, `${name} on ${elem}[]: CUDA atomics are 32 or 64 bits wide`);
+      const site = fe.site(n, fn.file, `${name} on ${d.array!.space === 'shared' ? '__shared__ ' : ''}${d.name}[]`);
+      const operands = args.slice(2).map((a) => `<${spec.u32only ? 'u32' : elem}>(${this.text(a)})`).join(', ');
+      const shared = d.array!.space === 'shared' ? 'true' : 'false';
+      return `${spec.helper}<${elem}>(${shared}, ${this.ptr(d)}, ${this.len(d)}, <i64>(${this.text(args[1]!)}), ${operands}, ${d.array!.id}, ${site})`;
+    }
+    fineCollective(n: AstNode, name: string, args: AstNode[]): string {
+      const site = fe.site(n, fn.file, name);
+      if (BARRIERS.has(name)) return `${name}(${site})`;
+      if (BLOCK_PREDICATES.has(name)) return `${name}((${this.text(args[0]!)}) ? true : false, ${site})`;
+      if (WARP_VOTES.has(name)) return `${name}(<u32>(${this.text(args[0]!)}), (${this.text(args[1]!)}) ? true : false, ${site})`;
+      const t = valueType(fe, fn, args[1]!) ?? fail(args[1]!, `cannot infer the type of the value of ${name}: write a cast, e.g. <f32>(…)`);
+      const width = args[3] ? this.text(args[3]) : '32';
+      return `${name}<${t}>(<u32>(${this.text(args[0]!)}), <${t}>(${this.text(args[1]!)}), <i32>(${this.text(args[2]!)}), <i32>(${width}), ${site})`;
+    }
+    override visitReturnStatement(n: AstNode): void {
+      if (ctx.mode === 'region') {
+        if (n.value) fail(n, 'a kernel returns no value');
+        this.sb.push(`{ ${ctx.onReturn ? ctx.onReturn() : ''}return; }`);
+        return;
+      }
+      super.visitReturnStatement(n);
+    }
+    override visitVariableStatement(n: AstNode): void {
+      const kept = (n.declarations as AstNode[]).filter((vd) => !fn.declOf.get(vd)?.array);
+      if (kept.length === 0) return;
+      // In a region, a value that lives across barriers was declared at the region's start:
+      // its declaration here becomes an assignment.
+      const asAssign = kept.filter((vd) => { const c = fn.declOf.get(vd)?.cls; return ctx.mode === 'region' && (c === 'context' || c === 'uniform'); });
+      if (asAssign.length === kept.length) {
+        const parts = kept.filter((vd) => vd.initializer).map((vd) => `${fn.declOf.get(vd)!.outName} = ${this.text(vd.initializer)}`);
+        this.sb.push(parts.length ? parts.join(', ') : '');
+        return;
+      }
+      if (asAssign.length) fail(n, 'declare values that live across a barrier in their own statement');
+      const isConst = (kept[0]!.flags & 8) !== 0;
+      this.sb.push(isConst ? 'const ' : 'let ');
+      kept.forEach((vd, k) => { if (k) this.sb.push(', '); this.visitVariableDeclaration(vd); });
+    }
+    override visitVariableDeclaration(n: AstNode): void {
+      const d = fn.declOf.get(n);
+      this.sb.push(d ? d.outName : n.name.text);
+      if (n.type) { this.sb.push(': '); this.sb.push(textOf(n.type)); }
+      if (n.initializer) { this.sb.push(' = '); this.visitNode(n.initializer); }
+    }
+  }
+  return new Printer() as unknown as { text(n: AstNode): string; sb: string[]; indentLevel: number; visitNodeAndTerminate(n: AstNode): void; finish(): string };
+}
+
+const EXIT_SLOT_EXPR = '__EXIT_SLOT__';
+
+function isCollectiveName(name: string): boolean { return isCollective(name); }
+
+function elemBytes(t: string): number {
+  return ({ i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, f32: 4, i64: 8, u64: 8, f64: 8 } as Record<string, number>)[t] ?? 4;
+}
+
+/** An index expression that can be evaluated twice (a[i] += v reads and writes a[i]). */
+function isPureIndex(e: AstNode): boolean {
+  let pure = true;
+  walk(e, (n) => {
+    if (n.kind === NK.Call || n.kind === NK.UnaryPostfix) pure = false;
+    if (n.kind === NK.UnaryPrefix && /^(\+\+|--)$/.test(operatorOf(n))) pure = false;
+    if (n.kind === NK.Binary && /=$/.test(operatorOf(n)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(n))) pure = false;
+  });
+  return pure;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Type inference: enough of AssemblyScript's rules to type the values that cross regions.
+
+function valueType(fe: FrontEnd, fn: FunctionInfo, e: AstNode | null, depth = 0): string | null {
+  if (!e || depth > 40) return null;
+  const rec = (x: AstNode | null) => valueType(fe, fn, x, depth + 1);
+  switch (e.kind) {
+    case NK.Literal:
+      if (e.literalKind === LK.Integer) { const v = BigInt.asIntN(64, e.value); return v >= -(2n ** 31n) && v < 2n ** 31n ? 'i32' : 'i64'; }
+      if (e.literalKind === LK.Float) return 'f64';
+      return null;
+    case NK.True: case NK.False: return 'bool';
+    case NK.Parenthesized: return rec(e.expression);
+    case NK.Assertion: return e.toType ? textOf(e.toType) : null;
+    case NK.Identifier: {
+      const d = fn.refs.get(e);
+      if (d) return declType(fe, fn, d, depth + 1);
+      if (e.text === 'warpSize') return 'i32';
+      const c = fe.moduleConst(e.text);
+      if (c) return c.typeText ?? rec(c.init);
+      return null;
+    }
+    case NK.PropertyAccess:
+      if (e.expression.kind === NK.Identifier && (INDEX_VARIABLES.has(e.expression.text) || fn.refs.get(e.expression)?.array)) return 'i32';
+      return null;
+    case NK.ElementAccess: {
+      const d = e.expression.kind === NK.Identifier ? fn.refs.get(e.expression) : undefined;
+      return d?.array ? d.array.elem : null;
+    }
+    case NK.Call: {
+      const c = e.expression as AstNode;
+      if (c.kind === NK.PropertyAccess && c.expression.kind === NK.Identifier) {
+        if (c.expression.text === 'Math') return 'f64';
+        if (c.expression.text === 'Mathf') return 'f32';
+        return null;
+      }
+      if (c.kind !== NK.Identifier) return null;
+      const name = c.text as string;
+      if (CONVERSION_TYPES.has(name)) return name;
+      if (['load', 'reinterpret', 'changetype'].includes(name) && e.typeArguments?.[0]) return textOf(e.typeArguments[0]);
+      if (['min', 'max', 'abs', 'sqrt', 'floor', 'ceil', 'trunc', 'nearest', 'copysign', 'clz', 'ctz', 'popcnt', 'rotl', 'rotr'].includes(name)) return rec(e.args[0]);
+      if (name in ATOMICS) {
+        if (ATOMICS[name]!.u32only) return 'u32';
+        const d = e.args[0]?.kind === NK.Identifier ? fn.refs.get(e.args[0]) : undefined;
+        return d?.array?.elem ?? null;
+      }
+      if (name in WARP_SHUFFLES) return rec(e.args[1]);
+      if (name === '__ballot_sync' || name === '__activemask') return 'u32';
+      if (name === '__any_sync' || name === '__all_sync') return 'bool';
+      if (BLOCK_PREDICATES.has(name)) return 'i32';
+      const f = fe.fn(name);
+      return f ? f.returnType : null;
+    }
+    case NK.Binary: {
+      const op = operatorOf(e);
+      if (/^(==|!=|===|!==|<|>|<=|>=)$/.test(op)) return 'bool';
+      if (/^(<<|>>|>>>)=?$/.test(op)) return rec(e.left);
+      return rec(e.left) ?? rec(e.right);
+    }
+    case NK.UnaryPrefix: return operatorOf(e) === '!' ? 'bool' : rec(e.operand);
+    case NK.UnaryPostfix: return rec(e.operand);
+    case NK.Ternary: return rec(e.ifThen) ?? rec(e.ifElse);
+    default: return null;
+  }
+}
+
+function declType(fe: FrontEnd, fn: FunctionInfo, d: Decl, depth = 0): string | null {
+  if (d.typeText) return d.param === 'array' ? null : d.typeText;
+  if (!d.node?.initializer || depth > 40) return null;
+  const t = valueType(fe, fn, d.node.initializer, depth + 1);
+  if (t) d.typeText = t;
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fine-grained form and device functions: one function per thread, printed as written.
+
+class FunctionPrinter {
+  constructor(private readonly fe: FrontEnd, private readonly fn: FunctionInfo, private readonly mode: 'device' | 'fine') {}
+
+  private params(): string {
+    return this.fn.decls.filter((d) => d.param).map((d) => (d.param === 'array' ? `__p_${d.outName}: usize, __n_${d.outName}: i32` : `${d.outName}: ${d.typeText}`)).join(', ');
+  }
+
+  private body(): string {
+    const p = makePrinter(this.fe.asModule, this.fe, this.fn, { mode: this.mode });
+    p.indentLevel = 0;
+    p.visitNodeAndTerminate(this.fn.node.body);
+    return p.finish();
+  }
+
+  printDeviceFunction(): string {
+    const f = this.fn;
+    const mark = lineMarker(f.file, f.node) + '\n';
+    const deco = (f.node.decorators as AstNode[] | null)?.some((d) => textOf(d).includes('inline')) ? '// @ts-ignore: decorator\n@inline ' : '';
+    return `${mark}${deco}function ${f.name}(${this.params()}): ${f.returnType} ${this.body()}`;
+  }
+
+  printFineKernel(): string {
+    return `${lineMarker(this.fn.file, this.fn.node)}\nexport function tk_${this.fn.name}(${this.params()}): void ${this.body()}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The block form: regions, uniform control flow, context slots.
+
+/** A region: statements that run per thread between two collectives. */
+interface Region {
+  id: number;
+  /** Statements (printed with `replace`) and raw stores (operands of the collective that follows). */
+  parts: ({ node: AstNode } | { store: { slot: number; type: string; bytes: 1 | 8; node: AstNode; asPredicate: boolean } })[];
+  replace: Map<AstNode, string>;
+  /** A uniform upper bound on threadIdx.x from the region's guard (narrows the x loop). */
+  guard?: { op: '<' | '<=' | '=='; bound: AstNode };
+}
+
+type Item =
+  | { k: 'region'; r: Region }
+  | { k: 'ustmt'; node: AstNode }
+  | { k: 'code'; text: string }
+  | { k: 'if'; cond: Cond; then: Item[]; else: Item[] }
+  | { k: 'loop'; cond: Cond | null; body: Item[]; update: Item[]; condFirst: boolean };
+
+type Cond = { uniform: AstNode } | { items: Item[]; slot: number; site: number; node: AstNode };
+
+class KernelCompiler {
+  private readonly regions: Region[] = [];
+  private uniform = new Set<Decl>();
+  private slotsUsed = 0;
+  private exitSlot = -1;
+  private readonly uniformTemps: { name: string; type: string }[] = [];
+  private readonly fixedSlots = { cond: -1, pred: -1, ballot: -1 };
+  private readonly collectiveSlots: number[] = [];
+  private hasReturn = false;
+
+  constructor(private readonly fe: FrontEnd, private readonly fn: FunctionInfo, private readonly threadGlobals: boolean) {}
+
+  private fail(n: AstNode, msg: string): never { throw new KernelDiagnostic(n, msg); }
+
+  private newSlot(n: AstNode): number {
+    if (this.slotsUsed >= CONTEXT_SLOTS) this.fail(n, `too many values live across barriers in '${this.fn.name}' (more than ${CONTEXT_SLOTS} context slots)`);
+    return this.slotsUsed++;
+  }
+
+  private hasCollective(n: AstNode | null): boolean {
+    let found = false;
+    walk(n, (x) => {
+      if (x.kind === NK.Call && x.expression.kind === NK.Identifier && !this.fn.refs.has(x.expression) && isCollective(x.expression.text)) found = true;
+    });
+    return found;
+  }
+
+  private collectivesIn(n: AstNode | null): AstNode[] {
+    const out: AstNode[] = [];
+    walk(n, (x) => {
+      if (x.kind === NK.Call && x.expression.kind === NK.Identifier && !this.fn.refs.has(x.expression) && isCollective(x.expression.text)) {
+        out.push(x);
+        for (const a of x.args as AstNode[]) if (this.hasCollective(a)) this.fail(a, `nested warp operations: compute the inner ${x.expression.text} operand in its own statement`);
+        return false;
+      }
+      return undefined;
+    });
+    return out;
+  }
+
+  compile(): { block: string; info: KernelInfo } {
+    const fn = this.fn;
+    walk(fn.node.body, (x) => { if (x.kind === NK.Return) this.hasReturn = true; });
+    this.layoutShared();
+    this.findUniform();
+    if (this.hasReturn) this.exitSlot = this.newSlot(fn.node);
+    const items = this.blockList((fn.node.body as AstNode).statements);
+    this.regions.forEach((r, k) => { r.id = k; });
+    this.classify(items);
+    const regionFns = this.regions.map((r) => this.regionFunction(r));
+    const params = this.paramList();
+    const args = this.argList();
+    const uniformDecls = [...this.uniform].map((d) => `  let ${d.outName}: ${this.typeOf(d)} = <${this.typeOf(d)}>0;`)
+      .concat(this.uniformTemps.map((u) => `  let ${u.name}: ${u.type} = <${u.type}>0;`));
+    const prologue = [...uniformDecls, ...(this.exitSlot >= 0 ? [`  __clearExits(${this.exitSlot});`] : [])];
+    const seeded = this.itemsText(items, 'seeded', '  ');
+    const fast = this.itemsText(items, 'fast', '  ');
+    const name = fn.name;
+    const doc = `// kernel ${name} (${fn.file}:${lineCol(fn.node).line}): ${this.regions.length} region(s), ${this.slotsUsed} context slot(s)`;
+    const block = [
+      doc,
+      ...regionFns,
+      `export function ${name}(${params}): void {`, ...prologue, seeded, '}',
+      `export function __fast_${name}(${params}): void {`, ...prologue, fast, '}',
+      `export function __blocks_${name}(first: f64, count: i32${params ? ', ' + params : ''}): void {`,
+      `  for (let k = 0; k < count; k++) { __block(first + <f64>k); __fast_${name}(${args}); }`,
+      '}',
+    ].join('\n');
+    const staticShared = this.staticSharedBytes;
+    return {
+      block,
+      info: {
+        name, file: fn.file, line: lineCol(fn.node).line,
+        params: fn.decls.filter((d) => d.param).map((d) => ({ name: d.name, kind: d.param!, dtype: d.param === 'array' ? d.array!.elem : d.typeText! })),
+        staticSharedBytes: staticShared, regions: this.regions.length, slots: this.slotsUsed,
+      },
+    };
+  }
+
+  private staticSharedBytes = 0;
+
+  private layoutShared(): void {
+    let off = 0;
+    const dynamic: Decl[] = [];
+    for (const d of this.fn.decls) {
+      if (!d.array || d.array.space !== 'shared') continue;
+      if (d.array.dynamic) { dynamic.push(d); continue; }
+      off = Math.ceil(off / 16) * 16;
+      d.array.offset = off;
+      off += d.array.count * elemBytes(d.array.elem);
+    }
+    this.staticSharedBytes = Math.ceil(off / 16) * 16;
+    for (const d of dynamic) d.array!.offset = this.staticSharedBytes;
+  }
+
+  private paramList(): string {
+    return this.fn.decls.filter((d) => d.param).map((d) => (d.param === 'array' ? `__p_${d.outName}: usize, __n_${d.outName}: i32` : `${d.outName}: ${d.typeText}`)).join(', ');
+  }
+
+  private argList(): string {
+    return this.fn.decls.filter((d) => d.param).map((d) => (d.param === 'array' ? `__p_${d.outName}, __n_${d.outName}` : d.outName)).join(', ');
+  }
+
+  private typeOf(d: Decl): string {
+    const t = declType(this.fe, this.fn, d);
+    if (!t) this.fail(d.node ?? this.fn.node, `cannot infer the type of '${d.name}', which lives across a barrier: declare it (let ${d.name}: f32 = …)`);
+    return t!;
+  }
+
+  // --- uniform values ---------------------------------------------------------------------------
+
+  /** Is e the same for every thread of the block (given the uniform variables so far)? */
+  private isUniform(e: AstNode | null): boolean {
+    if (!e) return true;
+    let ok = true;
+    walk(e, (n) => {
+      if (!ok) return false;
+      switch (n.kind) {
+        case NK.Literal: case NK.True: case NK.False: case NK.Parenthesized: case NK.Ternary: case NK.Assertion: return undefined;
+        case NK.Binary: if (/=$/.test(operatorOf(n)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(n))) ok = false; return undefined;
+        case NK.UnaryPrefix: if (/^(\+\+|--)$/.test(operatorOf(n))) ok = false; return undefined;
+        case NK.Identifier: {
+          const d = this.fn.refs.get(n);
+          if (d) ok = d.param === 'scalar' || this.uniform.has(d);
+          else ok = n.text === 'warpSize' || !!this.fe.moduleConst(n.text);
+          return false;
+        }
+        case NK.PropertyAccess: {
+          const o = n.expression as AstNode;
+          if (o.kind === NK.Identifier && ['blockIdx', 'blockDim', 'gridDim'].includes(o.text) && !this.fn.refs.has(o)) return false;
+          if (o.kind === NK.Identifier && this.fn.refs.get(o)?.array && n.property.text === 'length') return false;
+          ok = false; return false;
+        }
+        case NK.Call: {
+          const c = n.expression as AstNode;
+          const pure = (c.kind === NK.Identifier && PURE_CALLS.has(c.text) && !this.fn.refs.has(c)) ||
+            (c.kind === NK.PropertyAccess && c.expression.kind === NK.Identifier && ['Math', 'Mathf'].includes(c.expression.text));
+          if (!pure) ok = false;
+          for (const a of n.args as AstNode[]) if (!this.isUniform(a)) ok = false;
+          return false;
+        }
+        default: ok = false; return false;
+      }
+    });
+    return ok;
+  }
+
+  /** Variables assigned only at block level with uniform values (a fixpoint from all candidates). */
+  private findUniform(): void {
+    const candidates = new Map<Decl, AstNode[]>(); // decl → its uniform-position right-hand sides
+    const rejected = new Set<Decl>();
+    const fn = this.fn;
+    const assignTarget = (e: AstNode): { d: Decl; rhs: AstNode | null } | undefined => {
+      if (e.kind === NK.Binary && /=$/.test(operatorOf(e)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(e)) && e.left.kind === NK.Identifier) {
+        const d = fn.refs.get(e.left); if (d) return { d, rhs: e.right };
+      }
+      if ((e.kind === NK.UnaryPostfix || e.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(e)) && e.operand.kind === NK.Identifier) {
+        const d = fn.refs.get(e.operand); if (d) return { d, rhs: null };
+      }
+      return undefined;
+    };
+    // Every assignment anywhere rejects its variable unless it sits at a uniform position.
+    const uniformAssignments = new Set<AstNode>();
+    const visitList = (stmts: AstNode[]) => {
+      for (const s of stmts) {
+        if (s.kind === NK.Variable) {
+          for (const vd of s.declarations as AstNode[]) {
+            const d = fn.declOf.get(vd);
+            if (d && !d.array && vd.initializer && !this.hasCollective(vd.initializer)) candidates.set(d, [...(candidates.get(d) ?? []), vd.initializer]);
+          }
+        } else if (s.kind === NK.Expression) {
+          const a = assignTarget(s.expression);
+          if (a && !this.hasCollective(s.expression)) { uniformAssignments.add(s.expression); if (a.rhs) candidates.set(a.d, [...(candidates.get(a.d) ?? []), a.rhs]); }
+        } else if (this.hasCollective(s)) {
+          // A block-level construct: its body lists are uniform positions too.
+          if (s.kind === NK.Block) visitList(s.statements);
+          else if (s.kind === NK.If) { visitList(listOf(s.ifTrue)); if (s.ifFalse) visitList(listOf(s.ifFalse)); }
+          else if (s.kind === NK.While || s.kind === NK.Do) visitList(listOf(s.body));
+          else if (s.kind === NK.For) {
+            if (s.initializer) visitList([s.initializer]);
+            if (s.incrementor) visitList([{ kind: NK.Expression, expression: s.incrementor, range: s.incrementor.range } as AstNode]);
+            visitList(listOf(s.body));
+            if (s.incrementor) { const a = assignTarget(s.incrementor); if (a) uniformAssignments.add(s.incrementor); }
+          }
+        }
+      }
+    };
+    visitList((fn.node.body as AstNode).statements);
+    walk(fn.node.body, (n) => {
+      const a = assignTarget(n);
+      if (a && !uniformAssignments.has(n)) rejected.add(a.d);
+      return undefined;
+    });
+    for (const d of fn.decls) if (d.node && !d.array && !candidates.has(d)) rejected.add(d);
+    this.uniform = new Set([...candidates.keys()].filter((d) => !rejected.has(d)));
+    for (;;) {
+      let changed = false;
+      for (const d of [...this.uniform]) {
+        if (!candidates.get(d)!.every((rhs) => this.isUniform(rhs))) { this.uniform.delete(d); changed = true; }
+      }
+      if (!changed) break;
+    }
+    for (const d of this.uniform) { d.cls = 'uniform'; this.typeOf(d); }
+  }
+
+  /** A statement that only declares or assigns uniform variables (runs once, at block level). */
+  private isUniformStatement(s: AstNode): boolean {
+    if (s.kind === NK.Variable) return (s.declarations as AstNode[]).every((vd) => { const d = this.fn.declOf.get(vd); return !!d && this.uniform.has(d); });
+    if (s.kind === NK.Expression) {
+      const e = s.expression as AstNode;
+      const target = e.kind === NK.Binary ? e.left : e.operand;
+      if (!target || target.kind !== NK.Identifier) return false;
+      const isAssign = (e.kind === NK.Binary && /=$/.test(operatorOf(e)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(e))) ||
+        ((e.kind === NK.UnaryPostfix || e.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(e)));
+      const d = this.fn.refs.get(target);
+      return isAssign && !!d && this.uniform.has(d);
+    }
+    return false;
+  }
+
+  // --- partition --------------------------------------------------------------------------------
+
+  private current: Region | null = null;
+
+  private region(): Region {
+    if (!this.current) {
+      this.current = { id: this.regions.length, parts: [], replace: new Map() };
+      this.regions.push(this.current);
+    }
+    return this.current;
+  }
+
+  private cut(items: Item[]): void {
+    const r = this.current;
+    if (!r) return;
+    this.current = null;
+    // A region with nothing to run (between two barriers) is dropped: one barrier is as good as two.
+    if (r.parts.length === 0) { this.regions.splice(this.regions.indexOf(r), 1); return; }
+    items.push({ k: 'region', r });
+  }
+
+  private blockList(stmts: AstNode[]): Item[] {
+    const items: Item[] = [];
+    for (const s of stmts) this.blockStatement(s, items);
+    this.cut(items);
+    return items;
+  }
+
+  private blockStatement(s: AstNode, items: Item[]): void {
+    if (s.kind === NK.Empty) return;
+    if (this.isUniformStatement(s)) { this.cut(items); items.push({ k: 'ustmt', node: s }); return; }
+    if (!this.hasCollective(s)) { this.region().parts.push({ node: s }); return; }
+    switch (s.kind) {
+      case NK.Expression: case NK.Variable: case NK.Return:
+        this.headCollectives(s, s.kind === NK.Variable ? (s.declarations as AstNode[]).map((d) => d.initializer) : [s.kind === NK.Expression ? s.expression : s.value], items);
+        return;
+      case NK.Block: for (const c of s.statements) this.blockStatement(c, items); return;
+      case NK.If: {
+        if (!this.hasCollective(s.ifTrue) && !(s.ifFalse && this.hasCollective(s.ifFalse))) { this.headCollectives(s, [s.condition], items); return; }
+        const cond = this.cond(s.condition, items, s);
+        this.cut(items);
+        items.push({ k: 'if', cond, then: this.blockList(listOf(s.ifTrue)), else: s.ifFalse ? this.blockList(listOf(s.ifFalse)) : [] });
+        return;
+      }
+      case NK.While: case NK.Do: case NK.For: {
+        this.checkNoJumps(s);
+        if (s.kind === NK.For && s.initializer) this.blockStatement(s.initializer, items);
+        this.cut(items);
+        const condAt: Item[] = [];
+        const cond = s.condition ? this.cond(s.condition, condAt, s) : null;
+        this.cut(condAt);
+        const body = this.blockList(listOf(s.body));
+        const update: Item[] = [];
+        if (s.kind === NK.For && s.incrementor) {
+          this.blockStatement({ kind: NK.Expression, expression: s.incrementor, range: s.incrementor.range } as AstNode, update);
+          this.cut(update);
+        }
+        const loopCond: Cond | null = cond && 'items' in cond ? { ...cond, items: [...condAt, ...cond.items] } : cond;
+        if (cond && 'uniform' in cond && condAt.length) items.push(...condAt);
+        items.push({ k: 'loop', cond: loopCond, body, update, condFirst: s.kind !== NK.Do });
+        return;
+      }
+      default:
+        this.fail(s, 'this statement cannot contain a barrier or warp operation');
+    }
+  }
+
+  private checkNoJumps(loop: AstNode): void {
+    const inner = (n: AstNode | null, depth: number): void => {
+      walk(n, (x) => {
+        if (x !== n && (x.kind === NK.For || x.kind === NK.While || x.kind === NK.Do)) { inner(x.body, depth + 1); return false; }
+        if ((x.kind === NK.Break || x.kind === NK.Continue) && depth === 0) {
+          this.fail(x, `${x.kind === NK.Break ? 'break' : 'continue'} in a loop that contains a barrier or warp operation: every thread of the block must run the same iterations (use the loop condition)`);
+        }
+        return undefined;
+      });
+    };
+    inner(loop.body, 0);
+  }
+
+  private tainted: Set<Decl> | undefined;
+
+  /** Does e depend on threadIdx (directly, or through values computed from it)? */
+  private threadDependent(e: AstNode | null): boolean {
+    if (!this.tainted) {
+      const t = new Set<Decl>();
+      const mentions = (x: AstNode | null): boolean => {
+        let hit = false;
+        walk(x, (n) => {
+          if (n.kind === NK.PropertyAccess && n.expression.kind === NK.Identifier && n.expression.text === 'threadIdx' && !this.fn.refs.has(n.expression)) hit = true;
+          if (n.kind === NK.Identifier) { const d = this.fn.refs.get(n); if (d && t.has(d)) hit = true; }
+          if (n.kind === NK.Call && n.expression.kind === NK.Identifier && n.expression.text === '__activemask') hit = true;
+        });
+        return hit;
+      };
+      for (let changed = true; changed;) {
+        changed = false;
+        walk(this.fn.node.body, (n) => {
+          let d: Decl | undefined, rhs: AstNode | null = null;
+          if (n.kind === NK.VariableDeclaration) { d = this.fn.declOf.get(n); rhs = n.initializer; }
+          else if (n.kind === NK.Binary && /=$/.test(operatorOf(n)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(n)) && n.left.kind === NK.Identifier) { d = this.fn.refs.get(n.left); rhs = n.right; }
+          if (d && !t.has(d) && mentions(rhs)) { t.add(d); changed = true; }
+        });
+      }
+      this.tainted = t;
+      this.mentionsThread = mentions;
+    }
+    return this.mentionsThread!(e);
+  }
+
+  private mentionsThread: ((e: AstNode | null) => boolean) | undefined;
+
+  /** A condition of a block-level if/loop: uniform as written, or evaluated per thread and checked. */
+  private cond(e: AstNode, items: Item[], construct: AstNode): Cond {
+    if (!this.hasCollective(e) && this.isUniform(e)) return { uniform: e };
+    if (this.threadDependent(e)) {
+      this.fail(e, `a barrier or warp operation under thread-dependent control flow: \`${textOf(e)}\` depends on threadIdx, ` +
+        'but CUDA requires every thread of the block to reach the same __syncthreads (move the barrier out of the condition; ' +
+        'warp operations under a condition are not supported yet)');
+    }
+    if (this.fixedSlots.cond < 0) this.fixedSlots.cond = this.newSlot(e);
+    const condItems: Item[] = [];
+    const saved = this.current; this.current = null;
+    const r = this.headCollectives(null, [e], condItems);
+    r.parts.push({ store: { slot: this.fixedSlots.cond, type: 'u8', bytes: 1, node: e, asPredicate: true } });
+    this.cut(condItems);
+    this.current = saved;
+    const site = this.fe.site(construct, this.fn.file, `condition of a ${construct.kind === NK.If ? 'if' : 'loop'} with a barrier`);
+    void items;
+    return { items: condItems, slot: this.fixedSlots.cond, site, node: e };
+  }
+
+  /**
+   * A statement whose expressions hold collectives: the region before it stores each lane's
+   * operands; the collective is computed (block or warp level); the statement then runs in the
+   * next region with each collective replaced by its result. Returns that next region.
+   */
+  private headCollectives(s: AstNode | null, exprs: (AstNode | null)[], items: Item[]): Region {
+    const calls = exprs.flatMap((e) => this.collectivesIn(e));
+    if (calls.length === 0) { const r = this.region(); if (s) r.parts.push({ node: s }); return r; }
+    const before = this.region();
+    const after: { call: AstNode; text: string }[] = [];
+    const code: string[] = [];
+    calls.forEach((c, k) => {
+      const name = c.expression.text as string;
+      const args = c.args as AstNode[];
+      if (BARRIERS.has(name)) {
+        if (s && s.kind === NK.Expression && s.expression === c) return; // a barrier statement: the cut below is the barrier
+        this.fail(c, `${name}() must be a statement of its own`);
+      }
+      if (BLOCK_PREDICATES.has(name)) {
+        if (args.length !== 1) this.fail(c, `${name}(predicate)`);
+        if (this.fixedSlots.pred < 0) this.fixedSlots.pred = this.newSlot(c);
+        before.parts.push({ store: { slot: this.fixedSlots.pred, type: 'u8', bytes: 1, node: args[0]!, asPredicate: true } });
+        const tmp = `__u${this.uniformTemps.length}`;
+        this.uniformTemps.push({ name: tmp, type: 'i32' });
+        const count = `__predCount(${this.fixedSlots.pred}, ${EXIT_SLOT_EXPR})`;
+        code.push(`${tmp} = ${name === '__syncthreads_count' ? count : name === '__syncthreads_or' ? `<i32>(${count} > 0)` : `<i32>(${count} == __liveCount(${EXIT_SLOT_EXPR}))`};`);
+        after.push({ call: c, text: tmp });
+        return;
+      }
+      if (WARP_VOTES.has(name)) {
+        if (args.length !== 2) this.fail(c, `${name}(mask, predicate)`);
+        if (this.fixedSlots.pred < 0) this.fixedSlots.pred = this.newSlot(c);
+        if (k > 0) this.fail(c, 'one warp vote per statement');
+        if (this.fixedSlots.ballot < 0) this.fixedSlots.ballot = this.newSlot(c);
+        before.parts.push({ store: { slot: this.fixedSlots.pred, type: 'u8', bytes: 1, node: args[1]!, asPredicate: true } });
+        code.push(`__ballots(${this.fixedSlots.pred}, ${this.fixedSlots.ballot}, ${EXIT_SLOT_EXPR});`);
+        after.push({ call: c, text: `@VOTE:${name}:${this.fixedSlots.ballot}` });
+        return;
+      }
+      // Shuffles: each lane's value and lane argument, then the partner's value.
+      if (args.length < 3 || args.length > 4) this.fail(c, `${name}(mask, value, ${name === '__shfl_sync' ? 'srcLane' : name === '__shfl_xor_sync' ? 'laneMask' : 'delta'}[, width])`);
+      const t = valueType(this.fe, this.fn, args[1]!) ?? this.fail(args[1]!, `cannot infer the type of the value of ${name}: write a cast, e.g. <f32>(…)`);
+      while (this.collectiveSlots.length < 2 * (k + 1)) this.collectiveSlots.push(this.newSlot(c));
+      const vs = this.collectiveSlots[2 * k]!, as_ = this.collectiveSlots[2 * k + 1]!;
+      before.parts.push({ store: { slot: vs, type: t, bytes: 8, node: args[1]!, asPredicate: false } });
+      before.parts.push({ store: { slot: as_, type: 'i32', bytes: 8, node: args[2]!, asPredicate: false } });
+      after.push({ call: c, text: `@SHFL:${WARP_SHUFFLES[name]}:${t}:${vs}:${as_}` });
+    });
+    this.cut(items);
+    for (const c of code) items.push({ k: 'code', text: c });
+    const next = this.region();
+    for (const a of after) next.replace.set(a.call, a.text);
+    if (s && !(s.kind === NK.Expression && calls.length === 1 && BARRIERS.has(calls[0]!.expression.text) && s.expression === calls[0])) next.parts.push({ node: s });
+    return next;
+  }
+
+  // --- classification of per-thread values ----------------------------------------------------
+
+  private classify(items: Item[]): void {
+    // Which regions mention each declaration (block-level items mention only uniform values).
+    for (const r of this.regions) {
+      for (const p of r.parts) {
+        const node = 'node' in p ? p.node : p.store.node;
+        walk(node, (n) => { if (n.kind === NK.Identifier) { const d = this.fn.refs.get(n); if (d) d.regions.add(r.id); } });
+        if ('node' in p) walk(p.node, (n) => { if (n.kind === NK.VariableDeclaration) { const d = this.fn.declOf.get(n); if (d) d.regions.add(r.id); } });
+      }
+      for (const call of r.replace.keys()) walk(call, (n) => { if (n.kind === NK.Identifier) { const d = this.fn.refs.get(n); if (d) d.regions.add(r.id); } });
+    }
+    void items;
+    for (const d of this.fn.decls) {
+      if (d.param || d.array || d.cls === 'uniform') continue;
+      if (d.isConst && d.node?.initializer && this.isRematerializable(d.node.initializer, new Set([d]))) { d.cls = 'remat'; continue; }
+      if (d.regions.size > 1) { d.cls = 'context'; d.slot = this.newSlot(d.node!); this.typeOf(d); } else d.cls = 'local';
+    }
+    for (const r of this.regions) r.guard = this.guardOf(r);
+  }
+
+  private isRematerializable(e: AstNode, seen: Set<Decl>): boolean {
+    let ok = true;
+    walk(e, (n) => {
+      if (!ok) return false;
+      if (n.kind === NK.PropertyAccess && n.expression.kind === NK.Identifier && n.expression.text === 'threadIdx' && !this.fn.refs.has(n.expression)) return false;
+      if (n.kind === NK.Identifier) {
+        const d = this.fn.refs.get(n);
+        if (d && !d.param && !this.uniform.has(d)) {
+          if (seen.has(d) || !d.isConst || !d.node?.initializer) ok = false;
+          else { seen.add(d); ok = this.isRematerializable(d.node.initializer, seen); }
+        }
+        return false;
+      }
+      if (n.kind === NK.Call || n.kind === NK.ElementAccess) { ok = this.isUniform(n); return false; }
+      if (n.kind === NK.Binary && /=$/.test(operatorOf(n)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(n))) ok = false;
+      if ((n.kind === NK.UnaryPrefix || n.kind === NK.UnaryPostfix) && /^(\+\+|--)$/.test(operatorOf(n))) ok = false;
+      return undefined;
+    });
+    return ok;
+  }
+
+  /** `if (threadIdx.x < E) …` as a region's only statement: the x loop can stop at E. */
+  private guardOf(r: Region): Region['guard'] {
+    if (r.parts.length !== 1 || !('node' in r.parts[0]!)) return undefined;
+    const s = r.parts[0].node;
+    if (s.kind !== NK.If || s.ifFalse) return undefined;
+    let c = s.condition as AstNode;
+    while (c.kind === NK.Binary && operatorOf(c) === '&&') c = c.left;
+    while (c.kind === NK.Parenthesized) c = c.expression;
+    if (c.kind !== NK.Binary) return undefined;
+    const op = operatorOf(c);
+    if (op !== '<' && op !== '<=' && op !== '==') return undefined;
+    if (!this.isThreadX(c.left) || !this.isUniform(c.right)) return undefined;
+    return { op, bound: c.right };
+  }
+
+  private isThreadX(e: AstNode): boolean {
+    while (e.kind === NK.Parenthesized) e = e.expression;
+    if (e.kind === NK.PropertyAccess) return e.expression.kind === NK.Identifier && e.expression.text === 'threadIdx' && e.property.text === 'x' && !this.fn.refs.has(e.expression);
+    if (e.kind === NK.Identifier) {
+      const d = this.fn.refs.get(e);
+      return !!d && d.cls === 'remat' && !!d.node?.initializer && this.isThreadX(d.node.initializer);
+    }
+    return false;
+  }
+
+  // --- printing ---------------------------------------------------------------------------------
+
+  private printer(mode: PrintMode, replace?: Map<AstNode, string>, onReturn?: () => string) {
+    return makePrinter(this.fe.asModule, this.fe, this.fn, { mode, replace, onReturn });
+  }
+
+  private exprText(e: AstNode, mode: PrintMode = 'block'): string { return this.fix(this.printer(mode).text(e)); }
+
+  private fix(s: string): string { return s.split(EXIT_SLOT_EXPR).join(String(this.exitSlot)); }
+
+  private regionFunction(r: Region): string {
+    const fn = this.fn;
+    const mentioned = new Set<Decl>();
+    const scan = (n: AstNode) => walk(n, (x) => { if (x.kind === NK.Identifier) { const d = fn.refs.get(x); if (d) mentioned.add(d); } });
+    for (const p of r.parts) scan('node' in p ? p.node : p.store.node);
+    for (const call of r.replace.keys()) scan(call);
+    // Values defined by the region's own statements (declarations).
+    const declared = new Set<Decl>();
+    for (const p of r.parts) if ('node' in p) walk(p.node, (x) => { if (x.kind === NK.VariableDeclaration) { const d = fn.declOf.get(x); if (d) declared.add(d); } });
+    for (const d of declared) mentioned.add(d);
+    // Rematerialized constants the region needs (and those they need), in declaration order.
+    const remat = new Set<Decl>();
+    const needRemat = (d: Decl) => {
+      if (d.cls !== 'remat' || declared.has(d) || remat.has(d)) return;
+      walk(d.node!.initializer, (x) => { if (x.kind === NK.Identifier) { const e = fn.refs.get(x); if (e) { if (e.cls === 'remat') needRemat(e); else if (e.cls === 'uniform') mentioned.add(e); } } });
+      remat.add(d);
+    };
+    for (const d of [...mentioned]) needRemat(d);
+    const context = fn.decls.filter((d) => d.cls === 'context' && mentioned.has(d));
+    const uniforms = fn.decls.filter((d) => d.cls === 'uniform' && mentioned.has(d));
+    const assigned = new Set<Decl>();
+    for (const p of r.parts) {
+      if (!('node' in p)) continue;
+      walk(p.node, (x) => {
+        if (x.kind === NK.VariableDeclaration) { const d = fn.declOf.get(x); if (d) assigned.add(d); }
+        if (x.kind === NK.Binary && /=$/.test(operatorOf(x)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(x)) && x.left.kind === NK.Identifier) { const d = fn.refs.get(x.left); if (d) assigned.add(d); }
+        if ((x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix) && x.operand.kind === NK.Identifier) { const d = fn.refs.get(x.operand); if (d) assigned.add(d); }
+      });
+    }
+    for (const d of uniforms) if (assigned.has(d)) this.fail(d.node ?? fn.node, `internal: uniform '${d.name}' assigned in a region`);
+    const storeBack = context.filter((d) => assigned.has(d)).map((d) => `store<${this.typeOf(d)}>(__ctx(${d.slot}, __t), ${d.outName}); `).join('');
+    const onReturn = () => `${storeBack}${this.exitSlot >= 0 ? `__exit(${this.exitSlot}, __t); ` : ''}`;
+    const lines: string[] = [];
+    for (const d of fn.decls) if (remat.has(d)) lines.push(`  const ${d.outName} = ${this.exprText(d.node!.initializer, 'region')};`);
+    for (const d of context) lines.push(`  let ${d.outName}: ${this.typeOf(d)} = load<${this.typeOf(d)}>(__ctx(${d.slot}, __t));`);
+    const replace = new Map<AstNode, string>();
+    for (const [call, text] of r.replace) replace.set(call, this.collectiveResult(call, text));
+    for (const p of r.parts) {
+      if ('store' in p) {
+        const st = p.store;
+        const v = this.fix(this.printer('region', replace, onReturn).text(st.node));
+        lines.push(st.bytes === 1
+          ? `  store<u8>(__ctx(${st.slot}, 0) + <usize>__t, (${v}) ? 1 : 0);`
+          : `  store<${st.type}>(__ctx(${st.slot}, __t), <${st.type}>(${v}));`);
+        continue;
+      }
+      const pr = this.printer('region', replace, onReturn);
+      pr.indentLevel = 1;
+      lines.push(lineMarker(fn.file, p.node));
+      pr.visitNodeAndTerminate(p.node);
+      lines.push('  ' + this.fix(pr.finish()).trimEnd());
+    }
+    if (storeBack) lines.push(`  ${storeBack}`);
+    const params = ['__t: i32', '__tx: i32', '__ty: i32', '__tz: i32', this.paramList(), ...uniforms.map((d) => `${d.outName}: ${this.typeOf(d)}`), ...this.uniformTemps.map((u) => `${u.name}: ${u.type}`)]
+      .filter((x) => x).join(', ');
+    (r as Region & { uniformArgs?: string }).uniformArgs = [...uniforms.map((d) => d.outName), ...this.uniformTemps.map((u) => u.name)].join(', ');
+    return `// region ${r.id} of ${fn.name}\n// @ts-ignore: decorator\n@inline function __${fn.name}_r${r.id}(${params}): void {\n${lines.join('\n')}\n}`;
+  }
+
+  private collectiveResult(call: AstNode, text: string): string {
+    const args = call.args as AstNode[];
+    if (text.startsWith('@SHFL:')) {
+      const [, helper, t, vs, as_] = text.split(':');
+      const width = args[3] ? `<i32>(${this.exprText(args[3], 'region')})` : '32';
+      return `${helper}<${t}>(${vs}, ${as_}, __t, ${width})`;
+    }
+    if (text.startsWith('@VOTE:')) {
+      const [, name, slot] = text.split(':');
+      const mask = `<u32>(${this.exprText(args[0]!, 'region')})`;
+      const bits = `(__ballotOf(${slot}, __t) & ${mask})`;
+      if (name === '__ballot_sync') return bits;
+      if (name === '__any_sync') return `(${bits} != 0)`;
+      return `(${bits} == (${mask} & __activeLanes(__t, ${this.exitSlot})))`;
+    }
+    return text;
+  }
+
+  private itemsText(items: Item[], form: 'fast' | 'seeded', ind: string): string {
+    const out: string[] = [];
+    for (const it of items) {
+      switch (it.k) {
+        case 'region': out.push(this.threadLoop(it.r, form, ind)); break;
+        case 'ustmt': {
+          const pr = this.printer('block');
+          pr.visitNodeAndTerminate(it.node);
+          let text = pr.finish().trim();
+          // A uniform declaration: predeclared at the top, assigned here.
+          if (it.node.kind === NK.Variable) {
+            text = (it.node.declarations as AstNode[]).filter((vd) => vd.initializer)
+              .map((vd) => `${this.fn.declOf.get(vd)!.outName} = ${this.exprText(vd.initializer)};`).join(' ');
+          }
+          out.push(ind + this.fix(text));
+          break;
+        }
+        case 'code': out.push(ind + this.fix(it.text)); break;
+        case 'if': {
+          const c = this.condText(it.cond, form, ind);
+          out.push(c.pre, `${ind}if (${c.expr}) {`, this.itemsText(it.then, form, ind + '  '), `${ind}} else {`, this.itemsText(it.else, form, ind + '  '), `${ind}}`);
+          break;
+        }
+        case 'loop': {
+          out.push(`${ind}while (true) {`);
+          const cond = it.cond ? this.condText(it.cond, form, ind + '  ') : null;
+          if (cond && it.condFirst) out.push(cond.pre, `${ind}  if (!(${cond.expr})) break;`);
+          out.push(this.itemsText(it.body, form, ind + '  '));
+          if (cond && !it.condFirst) out.push(cond.pre, `${ind}  if (!(${cond.expr})) break;`);
+          out.push(this.itemsText(it.update, form, ind + '  '));
+          out.push(`${ind}}`);
+          break;
+        }
+      }
+    }
+    return out.filter((l) => l.trim()).join('\n');
+  }
+
+  private condText(c: Cond, form: 'fast' | 'seeded', ind: string): { pre: string; expr: string } {
+    if ('uniform' in c) return { pre: '', expr: this.exprText(c.uniform) };
+    return { pre: this.itemsText(c.items, form, ind), expr: `__uniform(${c.slot}, ${this.exitSlot}, ${c.site})` };
+  }
+
+  private threadLoop(r: Region, form: 'fast' | 'seeded', ind: string): string {
+    const uargs = (r as Region & { uniformArgs?: string }).uniformArgs ?? '';
+    const args = ['__t', '__tx', '__ty', '__tz', this.argList(), uargs].filter((x) => x).join(', ');
+    const skip = this.exitSlot >= 0 ? `if (__exited(${this.exitSlot}, __t)) continue; ` : '';
+    const globals = this.threadGlobals ? 'threadIdx.x = __tx; threadIdx.y = __ty; threadIdx.z = __tz; ' : '';
+    const body = `${skip}__setThread(__t); ${globals}__${this.fn.name}_r${r.id}(${args});`;
+    if (form === 'seeded') {
+      return `${ind}{ const __n = beginPhase();\n${ind}  for (let __k = 0; __k < __n; __k++) {\n${ind}    const __t = threadAt(__k); const __tx = __t % blockDim.x; const __ty = (__t / blockDim.x) % blockDim.y; const __tz = __t / (blockDim.x * blockDim.y);\n${ind}    ${body}\n${ind}  }\n${ind}}`;
+    }
+    let lo = '0', hi = 'blockDim.x';
+    if (r.guard) {
+      const b = `<i32>(${this.exprText(r.guard.bound)})`;
+      if (r.guard.op === '<') hi = `min(${b}, blockDim.x)`;
+      else if (r.guard.op === '<=') hi = `min(${b} + 1, blockDim.x)`;
+      else { lo = `max(${b}, 0)`; hi = `min(${b} + 1, blockDim.x)`; }
+    }
+    return `${ind}{ const __xlo = ${lo}; const __xhi = ${hi};\n${ind}  for (let __tz = 0; __tz < blockDim.z; __tz++) for (let __ty = 0; __ty < blockDim.y; __ty++) {\n${ind}    const __row = (__tz * blockDim.y + __ty) * blockDim.x;\n${ind}    for (let __tx = __xlo; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }\n${ind}  }\n${ind}}`;
+  }
+}
+
+/** A comment naming the user's line that the next generated line comes from (see mapGeneratedLine). */
+function lineMarker(file: string, n: AstNode): string { return `  // @line ${lineCol(n).line} ${file}`; }
+
+/**
+ * The user's file and line of a line of generated source: the nearest marker above it, plus
+ * the distance from it (statements are printed one per line, as they are usually written).
+ */
+export function mapGeneratedLine(generated: string, line: number): { file: string; line: number } | undefined {
+  const lines = generated.split('\n');
+  for (let k = Math.min(line, lines.length) - 1; k >= 0; k--) {
+    const m = /\/\/ @line (\d+) (.*)$/.exec(lines[k]!);
+    if (m) return { file: m[2]!, line: Number(m[1]) + Math.max(0, line - k - 2) };
+  }
+  return undefined;
+}
+
+function listOf(s: AstNode): AstNode[] { return s.kind === NK.Block ? s.statements : [s]; }

@@ -1,0 +1,200 @@
+// simt's kernel compiler: per-thread, CUDA-shaped AssemblyScript sources → a kernel module
+// (block form for `wasm`/`serial`, fine-grained form for the race tools, metadata).
+//
+//   const mod = await compileKernels([{ path: 'histogram.ts', source }]);
+//   const dev = await createDevice({ modules: [mod] });
+//   await dev.launch(mod.kernels.histogram256, { grid, block: 256 }, [data, n, bins]);
+//
+// Modules are cached by a hash of the sources, the options and the compiler's version: in
+// memory for the process, and on disk in Node (`cacheDir`, default node_modules/.cache/simt).
+
+import { SimtError } from '../errors.js';
+import { isNode, readPackageFile } from '../platform.js';
+import { type KernelModule, type KernelModuleMeta, MODULE_FORMAT, makeKernelModule } from '../kernelModule.js';
+import type { ParamSpec } from '../kernel.js';
+import { checkNodeKinds, loadAssemblyScript } from './ast.js';
+import { ascCompile, asyncify, dataSegmentCount } from './backend.js';
+import { CompileFailure, type Diagnostic, mapGeneratedLine, runFrontEnd } from './frontend.js';
+
+export type { Diagnostic } from './frontend.js';
+
+/** A kernel source that does not compile: every problem with its file, line and column. */
+export class KernelCompileError extends SimtError {
+  constructor(readonly diagnostics: Diagnostic[]) {
+    const first = diagnostics[0]!;
+    super(`${first.file}:${first.line}:${first.column}: ${first.message}` +
+      (diagnostics.length > 1 ? ` (and ${diagnostics.length - 1} more problem${diagnostics.length > 2 ? 's' : ''})` : ''));
+  }
+
+  /** Every diagnostic, one per line, as compilers print them. */
+  format(): string {
+    return this.diagnostics.map((d) => `${d.file}:${d.line}:${d.column}: error: ${d.message}`).join('\n');
+  }
+}
+
+export interface KernelSource {
+  /** A path naming the source in diagnostics (and in race reports). */
+  path: string;
+  source: string;
+}
+
+export interface CompileOptions {
+  /** Drop the bounds checks of array accesses on `wasm`/`serial` (see docs/kernels.md for their cost). */
+  unchecked?: boolean;
+  /** Optimise (default true; false compiles faster, for quick edit–run loops). */
+  optimize?: boolean;
+  /** Node: where built modules are cached by content hash (false: no disk cache). */
+  cacheDir?: string | false;
+  /** Receives the generated AssemblyScript of both forms (what `simt build --emit-as` writes). */
+  onGenerated?: (generated: { block: string; fine: string }) => void;
+}
+
+const COMPILER_VERSION = 'simt-compiler/1';
+const memoryCache = new Map<string, Promise<KernelModule>>();
+
+/** Compiles kernel sources into one module. Rejects with KernelCompileError (file:line:column). */
+export async function compileKernels<K extends Record<string, Record<string, ParamSpec>> = Record<string, Record<string, ParamSpec>>>(
+  sources: readonly KernelSource[], options: CompileOptions = {},
+): Promise<KernelModule<K>> {
+  if (!Array.isArray(sources) || sources.length === 0) throw new KernelCompileError([{ file: '(sources)', line: 1, column: 1, message: 'no kernel sources given' }]);
+  for (const s of sources) {
+    if (typeof s?.path !== 'string' || typeof s?.source !== 'string') throw new KernelCompileError([{ file: String(s?.path ?? '(source)'), line: 1, column: 1, message: 'a kernel source is { path: string, source: string }' }]);
+  }
+  const runtime = await runtimeFingerprint();
+  const hash = await sha256Hex(JSON.stringify([COMPILER_VERSION, runtime, !!options.unchecked, options.optimize !== false, sources.map((s) => [s.path, s.source])]));
+  let pending = memoryCache.get(hash);
+  if (!pending) {
+    pending = (async () => (await readDiskCache(hash, options)) ?? build(sources, options, hash))();
+    memoryCache.set(hash, pending);
+    pending.catch(() => memoryCache.delete(hash));
+  }
+  return pending as Promise<KernelModule<K>>;
+}
+
+/** Reads kernel files (Node) and compiles them: `compileKernelFiles(['kernels/histogram.ts'])`. */
+export async function compileKernelFiles<K extends Record<string, Record<string, ParamSpec>> = Record<string, Record<string, ParamSpec>>>(
+  paths: readonly string[], options: CompileOptions = {},
+): Promise<KernelModule<K>> {
+  const { readFile } = await import('node:fs/promises');
+  const sources: KernelSource[] = [];
+  for (const p of paths) {
+    let source: string;
+    try { source = await readFile(p, 'utf8'); } catch (e) {
+      throw new KernelCompileError([{ file: p, line: 1, column: 1, message: `cannot read the kernel source: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    }
+    sources.push({ path: p, source });
+  }
+  return compileKernels<K>(sources, options);
+}
+
+async function build(sources: readonly KernelSource[], options: CompileOptions, hash: string): Promise<KernelModule> {
+  const t0 = performance.now();
+  const as = await loadAssemblyScript();
+  checkNodeKinds(as);
+  let fe;
+  try {
+    fe = runFrontEnd(as, sources.map((s) => ({ path: s.path, text: s.source })), { unchecked: options.unchecked });
+  } catch (e) {
+    if (e instanceof CompileFailure) throw new KernelCompileError(e.diagnostics);
+    throw e;
+  }
+  if (options.onGenerated) options.onGenerated({ block: fe.blockSource, fine: fe.fineSource });
+  const optimize = options.optimize !== false;
+  const [block, fine] = await Promise.all([
+    ascCompile(fe.blockSource, 'block', optimize, (l) => mapGeneratedLine(fe.blockSource, l)),
+    ascCompile(fe.fineSource, 'fine', optimize, (l) => mapGeneratedLine(fe.fineSource, l)),
+  ]);
+  const diags = [...block.diagnostics, ...fine.diagnostics.filter((d) => !block.diagnostics.some((b) => b.file === d.file && b.line === d.line))];
+  if (diags.length) throw new KernelCompileError(diags);
+  for (const [form, bin] of [['block', block.binary], ['fine', fine.binary]] as const) {
+    if (dataSegmentCount(bin) > 0) {
+      throw new KernelCompileError([{ file: sources[0]!.path, line: 1, column: 1, message: `the ${form} form has static data (string literals or constant arrays): kernel modules may not carry static data yet` }]);
+    }
+  }
+  const fineWasm = await asyncify(fine.binary);
+  const meta: KernelModuleMeta = {
+    format: MODULE_FORMAT, hash, sources: sources.map((s) => s.path), unchecked: !!options.unchecked,
+    kernels: fe.kernels, sites: fe.sites, arrays: fe.arrays, compileMs: Math.round(performance.now() - t0),
+  };
+  const module = makeKernelModule(meta, block.binary, fineWasm);
+  await writeDiskCache(module, options);
+  return module;
+}
+
+// --- caching ----------------------------------------------------------------------------------
+
+let fingerprint: Promise<string> | undefined;
+
+/** A hash of the runtime sources: a changed runtime invalidates cached modules. */
+function runtimeFingerprint(): Promise<string> {
+  fingerprint ??= (async () => {
+    const parts: string[] = [];
+    for (const f of ['runtime/compiled.ts', 'runtime/scratch.ts', 'runtime/schedule.ts', 'runtime/atomics.ts', 'runtime/launch.ts', 'threads/compiled.ts', 'threads/runtime.ts']) {
+      parts.push(new TextDecoder().decode(await readPackageFile(`assembly/${f}`)));
+    }
+    return sha256Hex(parts.join('\0'));
+  })();
+  return fingerprint;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('').slice(0, 32);
+}
+
+async function cacheDirOf(options: CompileOptions): Promise<string | undefined> {
+  if (!isNode || options.cacheDir === false) return undefined;
+  if (typeof options.cacheDir === 'string') return options.cacheDir;
+  const { existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const nm = join(process.cwd(), 'node_modules');
+  return existsSync(nm) ? join(nm, '.cache', 'simt') : join(tmpdir(), 'simt-cache');
+}
+
+async function readDiskCache(hash: string, options: CompileOptions): Promise<KernelModule | undefined> {
+  const dir = await cacheDirOf(options);
+  if (!dir) return undefined;
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const meta = JSON.parse(await readFile(join(dir, `${hash}.simt.json`), 'utf8')) as KernelModuleMeta;
+    if (meta.hash !== hash) return undefined;
+    const wasm = new Uint8Array(await readFile(join(dir, `${hash}.simt.wasm`)));
+    const fine = new Uint8Array(await readFile(join(dir, `${hash}.simt.fine.wasm`)));
+    return makeKernelModule(meta, wasm, fine);
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeDiskCache(module: KernelModule, options: CompileOptions): Promise<void> {
+  const dir = await cacheDirOf(options);
+  if (!dir) return;
+  try {
+    await writeModuleFiles(module, dir, module.id);
+  } catch {
+    // A cache that cannot be written only costs the next compile its time.
+  }
+}
+
+/**
+ * Writes a module as `<base>.simt.json`, `<base>.simt.wasm` and `<base>.simt.fine.wasm` in
+ * `dir` (each written to a temporary name and renamed, so a reader never sees half a module).
+ */
+export async function writeModuleFiles(module: KernelModule, dir: string, base: string): Promise<string> {
+  const { mkdir, writeFile, rename } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  await mkdir(dir, { recursive: true });
+  const tmp = `.tmp-${process.pid}-${Date.now()}`;
+  const files: [string, Uint8Array | string][] = [
+    [`${base}.simt.wasm`, module.wasm], [`${base}.simt.fine.wasm`, module.fineWasm],
+    [`${base}.simt.json`, JSON.stringify(module.meta, null, 2) + '\n'],
+  ];
+  for (const [name, data] of files) await writeFile(join(dir, name + tmp), data);
+  for (const [name] of files) await rename(join(dir, name + tmp), join(dir, name));
+  return join(dir, `${base}.simt.json`);
+}
+
+export { loadKernelModule, KernelModuleError } from '../kernelModule.js';
+export type { KernelModule, KernelModuleMeta } from '../kernelModule.js';

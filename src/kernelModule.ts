@@ -1,0 +1,98 @@
+// A kernel module built by simt's compiler (`simt build`, `compileKernels`): the block-form
+// wasm (fast and seeded), the fine-grained wasm (race tools), and the metadata that gives the
+// host a typed handle per kernel. A device loads any number of them (`device.load`).
+
+import { SimtError } from './errors.js';
+import { type Kernel, type ParamSpec, defineKernel } from './kernel.js';
+
+export const MODULE_FORMAT = 'simt-kernels/1';
+
+export interface ModuleKernelMeta {
+  name: string;
+  file: string;
+  line: number;
+  params: { name: string; kind: 'array' | 'scalar'; dtype: string }[];
+  staticSharedBytes: number;
+  regions: number;
+  slots: number;
+}
+
+export interface ModuleSite { file: string; line: number; column: number; what: string }
+
+export interface KernelModuleMeta {
+  format: typeof MODULE_FORMAT;
+  /** Content hash of the sources and options (the cache key). */
+  hash: string;
+  /** The sources' paths, as given to the compiler. */
+  sources: string[];
+  unchecked: boolean;
+  kernels: ModuleKernelMeta[];
+  sites: ModuleSite[];
+  /** `kernel.array` by array id (trap messages). */
+  arrays: string[];
+  /** Compiler timings, ms. */
+  compileMs?: number;
+}
+
+/** The typed kernel handles of a module: `module.kernels.histogram` is a `Kernel` with its parameter spec. */
+export type ModuleKernels<K extends Record<string, Record<string, ParamSpec>>> = { readonly [N in keyof K]: Kernel<K[N]> };
+
+export interface KernelModule<K extends Record<string, Record<string, ParamSpec>> = Record<string, Record<string, ParamSpec>>> {
+  /** Unique per content: two loads of the same build are the same module. */
+  readonly id: string;
+  readonly meta: KernelModuleMeta;
+  /** Block form: `<kernel>` (seeded), `__fast_<kernel>`, `__blocks_<kernel>`, the runtime hooks. */
+  readonly wasm: Uint8Array;
+  /** Fine-grained form: `tk_<kernel>`, asyncify-instrumented. */
+  readonly fineWasm: Uint8Array;
+  readonly kernels: ModuleKernels<K>;
+}
+
+/** A module file that is not a simt kernel module, or of another format version. */
+export class KernelModuleError extends SimtError {}
+
+/** Builds the module object (kernel handles) from its parts. */
+export function makeKernelModule<K extends Record<string, Record<string, ParamSpec>>>(meta: KernelModuleMeta, wasm: Uint8Array, fineWasm: Uint8Array): KernelModule<K> {
+  if (meta?.format !== MODULE_FORMAT) throw new KernelModuleError(`not a simt kernel module (format ${String(meta?.format)}; expected ${MODULE_FORMAT})`);
+  const module = { id: meta.hash, meta, wasm, fineWasm, kernels: {} as Record<string, Kernel> };
+  for (const k of meta.kernels) {
+    const spec: Record<string, ParamSpec> = {};
+    for (const p of k.params) spec[p.name] = (p.kind === 'array' ? `${p.dtype}[]` : p.dtype) as ParamSpec;
+    module.kernels[k.name] = defineKernel(k.name, spec, {
+      module: { id: meta.hash, staticSharedBytes: k.staticSharedBytes },
+      requires: undefined,
+    });
+  }
+  Object.freeze(module.kernels);
+  return Object.freeze(module) as unknown as KernelModule<K>;
+}
+
+/** Reads a module written by `simt build` (its `.simt.json`; the wasm files sit beside it). */
+export async function loadKernelModule<K extends Record<string, Record<string, ParamSpec>> = Record<string, Record<string, ParamSpec>>>(metaPath: string | URL): Promise<KernelModule<K>> {
+  const read = async (u: URL): Promise<Uint8Array> => {
+    if (u.protocol === 'file:') {
+      const { readFile } = await import('node:fs/promises');
+      return new Uint8Array(await readFile(u));
+    }
+    const res = await fetch(u);
+    if (!res.ok) throw new KernelModuleError(`cannot load ${u.href}: HTTP ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  let url: URL;
+  if (metaPath instanceof URL) url = metaPath;
+  else if (/^[a-z]+:\/\//i.test(metaPath)) url = new URL(metaPath);
+  else {
+    const { pathToFileURL } = await import('node:url');
+    const { resolve } = await import('node:path');
+    url = pathToFileURL(resolve(metaPath));
+  }
+  let meta: KernelModuleMeta;
+  try {
+    meta = JSON.parse(new TextDecoder().decode(await read(url))) as KernelModuleMeta;
+  } catch (e) {
+    throw new KernelModuleError(`cannot read kernel module ${url.pathname}: ${(e as Error).message}`);
+  }
+  const base = url.href.replace(/\.simt\.json$/, '');
+  const [wasm, fine] = await Promise.all([read(new URL(`${base}.simt.wasm`)), read(new URL(`${base}.simt.fine.wasm`))]);
+  return makeKernelModule<K>(meta, wasm, fine);
+}

@@ -1,0 +1,59 @@
+// What the kernel compiler rejects: one-line diagnostics with the file, line and reason.
+import { describe, expect, it } from 'vitest';
+import { compileKernels, KernelCompileError } from '../src/compiler/index.js';
+
+const HEAD = 'import { threadIdx, blockIdx, blockDim, __syncthreads, __shfl_down_sync, __shared__ } from "simt/kernel";\n';
+
+// `line` is the line of the whole source (HEAD is line 1).
+const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
+  { what: 'a barrier under thread-dependent control flow', line: 3, message: /thread-dependent control flow.*threadIdx/,
+    body: 'export function k(a: f32[]): void {\n  if (threadIdx.x < 16) {\n    __syncthreads();\n  }\n}' },
+  { what: 'a barrier in a loop bounded by a value computed from threadIdx', line: 5, message: /thread-dependent control flow/,
+    body: 'export function k(a: f32[]): void {\n  const lim = threadIdx.x * 2;\n  let i = 0;\n  while (i < lim) { __syncthreads(); i++; }\n}' },
+  { what: 'a shuffle under a thread-dependent condition', line: 4, message: /thread-dependent control flow/,
+    body: 'export function k(a: f32[]): void {\n  let v: f32 = a[threadIdx.x];\n  if (threadIdx.x < 32) {\n    v = __shfl_down_sync(0xffffffff, v, 1);\n  }\n  a[threadIdx.x] = v;\n}' },
+  { what: 'managed allocation (a class)', line: 2, message: /classes are not supported/,
+    body: 'class Box { v: i32 = 0; }\nexport function k(a: f32[]): void { }' },
+  { what: 'a raw store to device memory is fine but a non-kernel import is not', line: 2, message: /self-contained/,
+    body: 'import { x } from "./other";\nexport function k(a: f32[]): void { }' },
+  { what: 'an unknown parameter type', line: 2, message: /parameter 'p': type 'string'/,
+    body: 'export function k(p: string): void { }' },
+  { what: 'a kernel returning a value', line: 2, message: /must return void/,
+    body: 'export function k(a: f32[]): i32 { return 1; }' },
+  { what: 'a __shared__ array without a constant size', line: 3, message: /compile-time constant/,
+    body: 'export function k(a: f32[], n: i32): void {\n  const s = __shared__<f32>(n);\n}' },
+  { what: 'an array used as a value', line: 3, message: /array 'a' used as a value/,
+    body: 'export function k(a: f32[]): void {\n  const b = a;\n}' },
+  { what: 'break in a loop that contains a barrier', line: 5, message: /break in a loop that contains a barrier/,
+    body: 'export function k(a: f32[], n: i32): void {\n  for (let i = 0; i < n; i++) {\n    __syncthreads();\n    if (a[0] > 0) break;\n  }\n}' },
+  { what: 'a barrier inside a device function', line: 2, message: /device function 'helper'/,
+    body: 'function helper(): void { __syncthreads(); }\nexport function k(a: f32[]): void { helper(); }' },
+  { what: 'a type error in the kernel (reported at its line)', line: 5, message: /not assignable|Conversion from type|cannot be applied/,
+    body: 'export function k(a: f32[]): void {\n  const i = threadIdx.x;\n\n  a[i] = "x" + 1.5;\n}' },
+  { what: 'a module-level let (global state)', line: 2, message: /must be a const/,
+    body: 'let counter = 0;\nexport function k(a: f32[]): void { }' },
+  { what: 'atomicInc on a non-u32 array', line: 3, message: /atomicInc works on u32 arrays/,
+    body: 'import { atomicInc } from "simt/kernel";\nexport function k(a: i32[]): void { atomicInc(a, 0, 5); }' },
+];
+
+describe('kernel compile errors', () => {
+  for (const c of CASES) {
+    it(c.what, async () => {
+      const source = HEAD + c.body.replace(/^/, '');
+      const p = compileKernels([{ path: 'user/k.ts', source }], { cacheDir: false, optimize: false });
+      await expect(p).rejects.toBeInstanceOf(KernelCompileError);
+      const e = await p.catch((x: KernelCompileError) => x);
+      const d = e.diagnostics.find((x) => c.message.test(x.message));
+      expect(d, e.message).toBeDefined();
+      expect(d!.file).toBe('user/k.ts');
+      expect(d!.line).toBe(c.line);
+      expect(e.message.split('\n')).toHaveLength(1);
+    });
+  }
+
+  it('a kernel that compiles has typed handles with its parameter spec', async () => {
+    const mod = await compileKernels([{ path: 'ok.ts', source: HEAD + 'export function k(a: f32[], n: i32, b: u16[]): void { }' }], { cacheDir: false, optimize: false });
+    expect(mod.kernels.k!.spec).toEqual({ a: 'f32[]', n: 'i32', b: 'u16[]' });
+    expect(mod.meta.kernels[0]!.file).toBe('ok.ts');
+  });
+});

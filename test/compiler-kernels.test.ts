@@ -1,0 +1,201 @@
+// Kernels compiled from per-thread sources (test/kernels/language.ts) against TS references,
+// on every backend from one table: `wasm` (2 workers), `serial` under several seeds.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileKernelFiles } from '../src/compiler/index.js';
+import type { KernelModule } from '../src/kernelModule.js';
+import type { Device } from '../src/device.js';
+import { KernelError } from '../src/errors.js';
+import { testDevice, rng } from './helpers.js';
+
+let mod: KernelModule;
+beforeAll(async () => { mod = await compileKernelFiles(['test/kernels/language.ts']); });
+
+const BACKENDS = [
+  { name: 'wasm', options: { backend: 'wasm' as const, workers: 2 } },
+  { name: 'serial seed 1', options: { backend: 'serial' as const, seed: 1 } },
+  { name: 'serial seed 2', options: { backend: 'serial' as const, seed: 2 } },
+  { name: 'serial seed 99', options: { backend: 'serial' as const, seed: 99 } },
+];
+
+const ints = (n: number, seed: number, lo = -50, hi = 50): Int32Array => { const r = rng(seed); return Int32Array.from({ length: n }, () => lo + Math.floor(r() * (hi - lo + 1))); };
+
+for (const b of BACKENDS) {
+  describe(`compiled kernels on ${b.name}`, async () => {
+    let dev: Device;
+    beforeAll(async () => { dev = await testDevice({ ...b.options, memoryBytes: 64 << 20 }); await dev.load(mod); });
+
+    async function run(kernel: string, grid: number | { x: number; y?: number; z?: number }, block: number | { x: number; y?: number; z?: number }, args: unknown[], sharedBytes = 0) {
+      return dev.launch(mod.kernels[kernel]!, { grid, block, sharedBytes }, args as never);
+    }
+
+    for (const [n, block] of [[1, 1], [31, 32], [100, 64], [1000, 256], [1025, 1024], [777, 96]] as const) {
+      it(`reverseBlock: n=${n}, block=${block}`, async () => {
+        const a = ints(n, n);
+        const grid = Math.max(1, Math.ceil(n / block));
+        const A = await dev.upload('i32', a);
+        const O = dev.alloc('i32', n); await O.fill(-7);
+        await run('reverseBlock', grid, block, [A, O, n], 4 * block);
+        const out = await O.read();
+        const ref = new Int32Array(n).fill(-7);
+        for (let g = 0; g < n; g++) { const t = g % block; const src = (g - t) + block - 1 - t; if (src < n) ref[g] = a[src]!; }
+        expect(Array.from(out)).toEqual(Array.from(ref));
+      });
+
+      it(`blockScan and earlyExit: n=${n}, block=${block}`, async () => {
+        const a = ints(n, n + 3, 0, 9);
+        const grid = Math.max(1, Math.ceil(n / block));
+        const A = await dev.upload('i32', a);
+        const O = dev.alloc('i32', n);
+        await run('blockScan', grid, block, [A, O, n]);
+        const ref = new Int32Array(n);
+        for (let g = 0; g < n; g++) ref[g] = (g % block === 0 ? 0 : ref[g - 1]!) + a[g]!;
+        expect(Array.from(await O.read())).toEqual(Array.from(ref));
+        await run('earlyExit', grid, block, [A, O, n]);
+        expect(Array.from(await O.read())).toEqual(Array.from(ref));
+      });
+    }
+
+    it('a barrier under a uniform if, and returns after the last barrier', async () => {
+      const n = 1000, block = 128, grid = 8;
+      const a = ints(n, 5);
+      const A = await dev.upload('i32', a); const O = dev.alloc('i32', n);
+      await run('uniformIf', grid, block, [A, O, n]);
+      const ref = new Int32Array(n);
+      for (let g = 0; g < n; g++) {
+        const bi = Math.floor(g / block), t = g % block;
+        const val = (gi: number) => (gi < n ? a[gi]! : 0);
+        ref[g] = bi % 2 === 0 ? val(bi * block + block - 1 - t) : 2 * a[g]!;
+      }
+      expect(Array.from(await O.read())).toEqual(Array.from(ref));
+    });
+
+    for (const [bx, by, bz] of [[4, 3, 2], [32, 8, 1], [7, 5, 3], [1, 1, 64]] as const) {
+      it(`2-D/3-D block ${bx}×${by}×${bz} on a 2×3×1 grid`, async () => {
+        const nt = bx * by * bz, blocks = 6;
+        const O = dev.alloc('i32', nt * blocks);
+        await run('dims3', { x: 2, y: 3, z: 1 }, { x: bx, y: by, z: bz }, [O]);
+        const out = await O.read();
+        for (let blk = 0; blk < blocks; blk++) for (let lin = 0; lin < nt; lin++) {
+          const src = nt - 1 - lin;
+          const x = src % bx, y = Math.floor(src / bx) % by, z = Math.floor(src / (bx * by));
+          expect(out[blk * nt + lin]).toBe(x * 10000 + y * 100 + z);
+        }
+      });
+    }
+
+    it('__syncthreads_count / _or / _and', async () => {
+      const block = 96, grid = 5;
+      const a = ints(block * grid, 8, -3, 3);
+      a.fill(1, 2 * block, 3 * block);          // block 2: all true
+      a.fill(0, 3 * block, 4 * block);          // block 3: none
+      const A = await dev.upload('i32', a); const O = dev.alloc('i32', grid * 3);
+      await run('predicates', grid, block, [A, O]);
+      const out = await O.read();
+      for (let bi = 0; bi < grid; bi++) {
+        const c = Array.from(a.subarray(bi * block, (bi + 1) * block)).filter((v) => v > 0).length;
+        expect([out[bi * 3], out[bi * 3 + 1], out[bi * 3 + 2]]).toEqual([c, c > 0 ? 1 : 0, c === block ? 1 : 0]);
+      }
+    });
+
+    for (const [op, delta, width] of [[0, 0, 32], [1, 1, 32], [1, 5, 16], [2, 1, 32], [2, 3, 8], [3, 1, 32], [3, 4, 16], [0, 0, 4]] as const) {
+      it(`shuffle op ${op} delta ${delta} width ${width} (block of 80: a partial warp)`, async () => {
+        const block = 80, grid = 2, n = block * grid;
+        const a = ints(n, op * 10 + delta, -1000, 1000);
+        const A = await dev.upload('i32', a); const O = dev.alloc('i32', n);
+        await run('shuffles', grid, block, [A, O, op, delta, width]);
+        const out = await O.read();
+        for (let g = 0; g < n; g++) {
+          const t = g % block, lane = t & 31, warpBase = g - lane;
+          let src = lane;
+          if (op === 0) src = (lane & ~(width - 1)) + (((lane ^ 3)) & (width - 1));
+          if (op === 1) src = (lane & (width - 1)) >= delta ? lane - delta : lane;
+          if (op === 2) src = (lane & (width - 1)) + delta < width ? lane + delta : lane;
+          if (op === 3) { const x = lane ^ delta; src = x >= (lane & ~(width - 1)) + width ? lane : x; }
+          const sg = warpBase + src;
+          const inBlock = (sg - (g - t)) < block;
+          expect(out[g]).toBe(inBlock ? a[sg] : a[g]);
+        }
+      });
+    }
+
+    for (const mask of [0xffffffff, 0x0000ffff, 0x80000001]) {
+      it(`votes with mask ${mask.toString(16)} (block of 48: a partial warp)`, async () => {
+        const block = 48, grid = 3, n = block * grid;
+        const a = ints(n, mask % 1000, 0, 5);
+        const A = await dev.upload('i32', a); const O = dev.alloc('u32', 4 * n);
+        await run('votes', grid, block, [A, O, mask]);
+        const out = await O.read();
+        for (let g = 0; g < n; g++) {
+          const t = g % block, first = g - (t & 31), lanes = Math.min(32, block - (t & ~31));
+          let bits = 0;
+          for (let l = 0; l < lanes; l++) if (a[first + l]! & 1) bits |= 1 << l;
+          bits = (bits & mask) >>> 0;
+          const active = lanes === 32 ? 0xffffffff : ((1 << lanes) - 1) >>> 0;
+          expect([out[4 * g], out[4 * g + 1], out[4 * g + 2], out[4 * g + 3]]).toEqual([bits, bits !== 0 ? 1 : 0, bits === ((mask & active) >>> 0) ? 1 : 0, active]);
+        }
+      });
+    }
+
+    it('warp-shuffle reduction in a loop (xor butterfly, f64)', async () => {
+      const n = 1000, block = 128, grid = Math.ceil(n / block);
+      const r = rng(4);
+      const a = Float64Array.from({ length: n }, () => Math.round((r() - 0.5) * 1e6) / 64);
+      const A = await dev.upload('f64', a); const O = dev.alloc('f64', grid * block / 32);
+      await run('warpSum', grid, block, [A, O, n]);
+      const out = await O.read();
+      for (let w = 0; w < out.length; w++) {
+        let s = 0; for (let l = 0; l < 32; l++) { const g = w * 32 + l; if (g < n) s += a[g]!; }
+        expect(out[w]).toBe(s);
+      }
+    });
+
+    it('atomics on shared and global arrays (atomicInc wraps)', async () => {
+      const block = 64, grid = 10, n = block * grid;
+      const a = ints(n, 9, -100, 100);
+      const A = await dev.upload('i32', a);
+      const S = await dev.upload('i32', [0, -2147483648, 2147483647, 0, 0]);
+      const C = await dev.upload('u32', [0]);
+      await run('atomics', grid, block, [A, S, C, 100]);
+      const s = await S.read();
+      const sum = a.reduce((x, y) => x + y, 0);
+      expect(Array.from(s)).toEqual([sum, Math.max(...a), Math.min(...a), grid, 7]);
+      // 640 increments with wrap at limit 100: 640 mod 101.
+      expect((await C.read())[0]).toBe(n % 101);
+    });
+
+    it('a device function with array and scalar arguments (grid-stride axpy, n not a multiple of anything)', async () => {
+      const n = 10_007;
+      const r = rng(12);
+      const x = Float32Array.from({ length: n }, () => r()), y = Float32Array.from({ length: n }, () => r());
+      const X = await dev.upload('f32', x); const Y = await dev.upload('f32', y);
+      await run('axpy', 7, 96, [2.5, X, Y, n]);
+      const out = await Y.read();
+      for (let i = 0; i < n; i++) expect(out[i]).toBe(Math.fround(Math.fround(2.5 * x[i]!) + y[i]!));
+    });
+
+    it('a loop with a barrier whose per-thread condition agrees across the block', async () => {
+      const O = dev.alloc('i32', 3 * 64);
+      await run('perThreadUniformLoop', 3, 64, [O, 5]);
+      expect(Array.from(await O.read())).toEqual(new Array(3 * 64).fill(5));
+    });
+
+    it('a barrier in a loop whose condition differs between threads traps as a divergent barrier', async () => {
+      const O = dev.alloc('i32', 64);
+      const T = await dev.upload('i32', [0]);
+      const p = run('divergentLoop', 1, 64, [O, T]);
+      await expect(p).rejects.toThrow(KernelError);
+      await expect(p).rejects.toThrow(/divergent barrier.*language\.ts:\d+/);
+      // The device stays usable.
+      await run('perThreadUniformLoop', 1, 64, [O, 2]);
+      expect((await O.read())[63]).toBe(2);
+    });
+
+    it('an index outside its array traps naming kernel, array, index, block and thread', async () => {
+      const A = await dev.upload('i32', ints(100, 1));
+      const O = dev.alloc('i32', 10);
+      const p = run('reverseBlock', 4, 32, [A, O, 100], 128);
+      await expect(p).rejects.toThrow(KernelError);
+      await expect(p).rejects.toThrow(/kernel reverseBlock trapped in block \(\d, 0, 0\): index \d+ is out of bounds of 'out' \(length 10\) in thread \(\d+, 0, 0\) at test\/kernels\/language\.ts:17:/);
+    });
+  });
+}

@@ -1,0 +1,180 @@
+// Kernels that exercise the kernel language's control flow, for test/compiler-*.test.ts.
+import {
+  threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __syncthreads_count, __syncthreads_or, __syncthreads_and,
+  __shared__, __extern_shared__, __shfl_sync, __shfl_up_sync, __shfl_down_sync, __shfl_xor_sync, __ballot_sync,
+  __any_sync, __all_sync, __activemask, atomicAdd, atomicMax, atomicInc, atomicCAS, atomicExch, atomicMin,
+} from "simt/kernel";
+
+/** Reverse each block's slice through shared memory (one barrier). */
+export function reverseBlock(a: i32[], out: i32[], n: i32): void {
+  const s = __extern_shared__<i32>();
+  const t = threadIdx.x;
+  const g = blockIdx.x * blockDim.x + t;
+  if (g < n) s[t] = a[g];
+  __syncthreads();
+  const src = blockDim.x - 1 - t;
+  const gs = blockIdx.x * blockDim.x + src;
+  if (g < n && gs < n) out[g] = s[src];
+}
+
+/** Inclusive block scan (Hillis–Steele): a barrier in a uniform loop, a value live across barriers. */
+export function blockScan(a: i32[], out: i32[], n: i32): void {
+  const s = __shared__<i32>(1024);
+  const t = threadIdx.x;
+  const g = blockIdx.x * blockDim.x + t;
+  let v: i32 = g < n ? a[g] : 0;
+  s[t] = v;
+  __syncthreads();
+  for (let off = 1; off < blockDim.x; off *= 2) {
+    let add: i32 = 0;
+    if (t >= off) add = s[t - off];
+    __syncthreads();
+    v += add;
+    s[t] = v;
+    __syncthreads();
+  }
+  if (g < n) out[g] = v;
+}
+
+/** Early return before a barrier (threads past n leave), and a per-thread loop count after it. */
+export function earlyExit(a: i32[], out: i32[], n: i32): void {
+  const s = __shared__<i32>(1024);
+  const t = threadIdx.x;
+  const g = blockIdx.x * blockDim.x + t;
+  s[t] = -1;
+  if (g >= n) return;
+  s[t] = a[g];
+  __syncthreads();
+  let sum = 0;
+  for (let k = 0; k <= t; k++) if (s[k] >= 0) sum += s[k];
+  out[g] = sum;
+}
+
+/** A barrier under a uniform if (the block index decides), and a return after the last barrier. */
+export function uniformIf(a: i32[], out: i32[], n: i32): void {
+  const s = __shared__<i32>(1024);
+  const t = threadIdx.x;
+  const g = blockIdx.x * blockDim.x + t;
+  s[t] = g < n ? a[g] : 0;
+  __syncthreads();
+  if (blockIdx.x % 2 == 0) {
+    const x = s[blockDim.x - 1 - t];
+    __syncthreads();
+    s[t] = x;
+    __syncthreads();
+  } else {
+    s[t] = s[t] * 2;
+    __syncthreads();
+  }
+  if (g >= n) return;
+  out[g] = s[t];
+}
+
+/** 2-D and 3-D blocks: every thread writes its linear index and coordinates. */
+export function dims3(out: i32[]): void {
+  const s = __shared__<i32>(1024);
+  const lin = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  s[lin] = threadIdx.x * 10000 + threadIdx.y * 100 + threadIdx.z;
+  __syncthreads();
+  const nt = blockDim.x * blockDim.y * blockDim.z;
+  const b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  out[b * nt + lin] = s[nt - 1 - lin];
+}
+
+/** Block predicates: count, or, and of (a[g] > 0). */
+export function predicates(a: i32[], out: i32[]): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const p = a[g] > 0;
+  const c = __syncthreads_count(p);
+  const any = __syncthreads_or(p);
+  const all = __syncthreads_and(p);
+  if (threadIdx.x == 0) { out[blockIdx.x * 3] = c; out[blockIdx.x * 3 + 1] = any; out[blockIdx.x * 3 + 2] = all; }
+}
+
+/** Warp shuffles: op 0 shfl(src = lane ^ 3), 1 up(delta), 2 down(delta), 3 xor(delta), with a width. */
+export function shuffles(a: i32[], out: i32[], op: i32, delta: i32, width: i32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const v = a[g];
+  let r: i32 = 0;
+  if (op == 0) r = __shfl_sync(0xffffffff, v, (threadIdx.x & 31) ^ 3, width);
+  if (op == 1) r = __shfl_up_sync(0xffffffff, v, delta, width);
+  if (op == 2) r = __shfl_down_sync(0xffffffff, v, delta, width);
+  if (op == 3) r = __shfl_xor_sync(0xffffffff, v, delta, width);
+  out[g] = r;
+}
+
+/** Votes with a mask: ballot, any, all of (a[g] & 1), and the active mask. */
+export function votes(a: i32[], out: u32[], mask: u32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const p = (a[g] & 1) != 0;
+  const b = __ballot_sync(mask, p);
+  const y = __any_sync(mask, p);
+  const l = __all_sync(mask, p);
+  out[g * 4] = b;
+  out[g * 4 + 1] = y ? 1 : 0;
+  out[g * 4 + 2] = l ? 1 : 0;
+  out[g * 4 + 3] = __activemask();
+}
+
+/** Warp-shuffle reduction in a loop (values live across several warp splits), lane 0 writes. */
+export function warpSum(a: f64[], out: f64[], n: i32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  let v: f64 = g < n ? a[g] : 0;
+  for (let o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  if ((threadIdx.x & 31) == 0) out[g >> 5] = v;
+}
+
+/** Atomics on global and shared arrays: add, max, inc (wrap), CAS, exch, min. */
+export function atomics(a: i32[], sums: i32[], counters: u32[], limit: u32): void {
+  const s = __shared__<i32>(4);
+  const t = threadIdx.x;
+  if (t < 4) s[t] = t == 2 ? 0x7fffffff : 0;
+  __syncthreads();
+  const v = a[blockIdx.x * blockDim.x + t];
+  atomicAdd(s, 0, v);
+  atomicMax(s, 1, v);
+  atomicMin(s, 2, v);
+  atomicInc(counters, 0, limit);
+  atomicCAS(s, 3, 0, 1);
+  __syncthreads();
+  if (t == 0) {
+    atomicAdd(sums, 0, s[0]);
+    atomicMax(sums, 1, s[1]);
+    atomicMin(sums, 2, s[2]);
+    atomicAdd(sums, 3, s[3]);
+    atomicExch(sums, 4, 7);
+  }
+}
+
+/** A device function called from a kernel (arrays and scalars as arguments). */
+function axpyAt(x: f32[], y: f32[], i: i32, alpha: f32): void {
+  y[i] = alpha * x[i] + y[i];
+}
+export function axpy(alpha: f32, x: f32[], y: f32[], n: i32): void {
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) axpyAt(x, y, i, alpha);
+}
+
+/** A loop with a barrier and a per-thread condition that is the same for the whole block. */
+export function perThreadUniformLoop(out: i32[], rounds: i32): void {
+  const s = __shared__<i32>(1024);
+  let k = out[0] * 0;   // per thread (read from memory), yet the same everywhere
+  s[threadIdx.x] = 0;
+  __syncthreads();
+  while (k < rounds) {
+    s[threadIdx.x] += 1;
+    __syncthreads();
+    k = k + 1;
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];
+}
+
+/** A barrier in a loop whose condition differs between threads at run time: a divergent barrier (traps). */
+export function divergentLoop(out: i32[], ticket: i32[]): void {
+  const r = atomicAdd(ticket, 0, 1);
+  let k = 0;
+  while (k < r) {
+    __syncthreads();
+    k++;
+  }
+  out[threadIdx.x % out.length] = k;
+}
