@@ -339,6 +339,8 @@ export class Device implements GpuDevice {
 
   private async execute(l: PreparedLaunch): Promise<LaunchStats> {
     this.checkAlive();
+    // Aborted before it started (while queued, or already on issue): nothing runs.
+    if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
     this.busy = true;
     try {
       const t0 = performance.now();

@@ -27,6 +27,21 @@ export type WaitOutcome = 'done' | 'timeout' | 'aborted';
 const now = (): number => performance.now();
 const CLOSED = 0xffffffffn;
 
+/**
+ * Runs `f` with a ref'd timer pending, so that Node does not exit while it runs: the workers
+ * are unref'd, and neither Atomics.waitAsync nor an unref'd worker's 'exit' keeps the event
+ * loop alive. Without it a script whose only pending work is a launch being stopped (timeout,
+ * abort) or a pool being restarted or destroyed ends with exit code 13 and nothing printed.
+ */
+export async function keepingAlive<T>(f: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => undefined, 1 << 30);
+  try {
+    return await f();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** Whether this thread may block in Atomics.wait (Node's main thread may; a browser's may not). */
 const canBlock = (() => {
   try { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0); return true; } catch { return false; }
@@ -153,7 +168,11 @@ export class WorkerPool {
    * and restarts the workers if one does not (a kernel that never returns).
    * Returns true when the pool was restarted.
    */
-  async stop(graceMs: number): Promise<boolean> {
+  stop(graceMs: number): Promise<boolean> {
+    return keepingAlive(() => this.stopNow(graceMs));
+  }
+
+  private async stopNow(graceMs: number): Promise<boolean> {
     for (;;) {
       const cur = Atomics.load(this.i64, this.CLAIM);
       if ((cur & ~0xffffffffn) !== this.genTag) break;
@@ -166,11 +185,15 @@ export class WorkerPool {
       if (w.async) await w.value;
     }
     if (Atomics.load(this.i32, CTL.IN_FLIGHT) === 0) return false;
-    await this.restart();
+    await this.restartNow();
     return true;
   }
 
-  async restart(): Promise<void> {
+  restart(): Promise<void> {
+    return keepingAlive(() => this.restartNow());
+  }
+
+  private async restartNow(): Promise<void> {
     await Promise.all(this.handles.map((h) => h.terminate()));
     this.handles = [];
     // The killed workers may have left IN_FLIGHT raised: nobody is in flight now.
@@ -178,9 +201,11 @@ export class WorkerPool {
     await this.spawn();
   }
 
-  async destroy(): Promise<void> {
-    this.publish(0, () => { this.i32[CTL.COMMAND] = Command.Shutdown; });
-    await Promise.all(this.handles.map((h) => h.terminate()));
-    this.handles = [];
+  destroy(): Promise<void> {
+    return keepingAlive(async () => {
+      this.publish(0, () => { this.i32[CTL.COMMAND] = Command.Shutdown; });
+      await Promise.all(this.handles.map((h) => h.terminate()));
+      this.handles = [];
+    });
   }
 }
