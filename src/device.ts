@@ -184,6 +184,7 @@ export class Device implements GpuDevice {
   /** Launches issued and not yet settled: transfers issued after them must wait. */
   private pending = 0;
   private destroyed = false;
+  private teardown: Promise<void> | undefined;
   private readonly live = new Set<WasmDeviceArray<DType>>();
 
   constructor(p: DeviceParts) {
@@ -373,6 +374,7 @@ export class Device implements GpuDevice {
       });
       const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal);
       const elapsedMs = performance.now() - t0;
+      if (outcome === 'cancelled') throw new DeviceDestroyedError(`the device was destroyed while kernel ${l.kernel.name} ran`);
       if (outcome !== 'done') {
         await this.pool.stop(STOP_GRACE_MS);
         if (outcome === 'timeout') throw new KernelTimeoutError(l.kernel.name, l.timeoutMs);
@@ -413,14 +415,22 @@ export class Device implements GpuDevice {
 
   get isDestroyed(): boolean { return this.destroyed; }
 
-  /** Ends the workers and invalidates every array. Safe to call twice. */
-  async destroy(): Promise<void> {
-    if (this.destroyed) return;
-    await this.synchronize();
+  /**
+   * Ends the workers and invalidates every array. A launch running is cancelled (its workers
+   * are terminated, whatever the kernel does) and it and the queued ones reject with
+   * DeviceDestroyedError, as does anything issued from now on. Safe to call twice.
+   */
+  destroy(): Promise<void> {
+    if (this.teardown) return this.teardown;
     this.destroyed = true;
-    for (const a of this.live) a.markFreed();
-    this.live.clear();
-    await this.pool.destroy();
+    this.pool.cancel();
+    this.teardown = (async () => {
+      await this.synchronize();
+      for (const a of this.live) a.markFreed();
+      this.live.clear();
+      await this.pool.destroy();
+    })();
+    return this.teardown;
   }
 }
 

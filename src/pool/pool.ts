@@ -22,7 +22,7 @@ export interface PoolConfig {
   syncWaitMs: number;
 }
 
-export type WaitOutcome = 'done' | 'timeout' | 'aborted';
+export type WaitOutcome = 'done' | 'timeout' | 'aborted' | 'cancelled';
 
 const now = (): number => performance.now();
 const CLOSED = 0xffffffffn;
@@ -53,6 +53,8 @@ export class WorkerPool {
   private readonly i64: BigInt64Array;
   private readonly CLAIM = CTL.CLAIM_BYTE / 8;
   private genTag = 0n;
+  /** Set by cancel(): the device is being destroyed, waits end at once. */
+  private cancelled = false;
 
   private constructor(private readonly cfg: PoolConfig) {
     this.i32 = new Int32Array(cfg.memory.buffer);
@@ -140,6 +142,7 @@ export class WorkerPool {
       for (;;) {
         const seen = Atomics.load(i32, CTL.PROGRESS);
         if (this.finished()) return 'done';
+        if (this.cancelled) return 'cancelled';
         const left = until - now();
         if (left <= 0) break;
         Atomics.wait(i32, CTL.PROGRESS, seen, left);
@@ -151,6 +154,7 @@ export class WorkerPool {
       for (;;) {
         const seen = Atomics.load(i32, CTL.PROGRESS);
         if (this.finished()) return 'done';
+        if (this.cancelled) return 'cancelled';
         if (signal?.aborted) return 'aborted';
         const left = deadline - now();
         if (left <= 0) return 'timeout';
@@ -161,6 +165,16 @@ export class WorkerPool {
     } finally {
       if (keepAlive !== undefined) clearInterval(keepAlive);
     }
+  }
+
+  /**
+   * Ends the wait of the launch in flight at once ('cancelled') and every later one: the
+   * device is being destroyed, and destroy() terminates the workers whatever they run.
+   */
+  cancel(): void {
+    this.cancelled = true;
+    Atomics.add(this.i32, CTL.PROGRESS, 1);
+    Atomics.notify(this.i32, CTL.PROGRESS);
   }
 
   /**
