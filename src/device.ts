@@ -10,7 +10,7 @@ import { type Dim3, type DimLike, toDim3 } from './dims.js';
 import {
   BackendUnavailableError, BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelError,
   KernelTimeoutError, LaunchAbortedError, LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError,
-  SharedMemoryLimitError, UseAfterFreeError,
+  SharedMemoryLimitError, UseAfterFreeError, WorkerLostError,
 } from './errors.js';
 import type { Kernel } from './kernel.js';
 import { argumentList, checkArrayArg, checkScalarArg, describe } from './launchArgs.js';
@@ -344,6 +344,10 @@ export class Device implements GpuDevice {
     if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
     this.busy = true;
     try {
+      // A worker lost since the last launch is replaced before this one runs (DeviceLostError
+      // when none can be started), so a launch always runs on the workers its stats claim.
+      if (this.pool.failure) throw this.pool.failure;
+      if (this.pool.lost) await this.pool.recover();
       const t0 = performance.now();
       const i32 = this.i32;
       const dv = this.dv;
@@ -375,9 +379,14 @@ export class Device implements GpuDevice {
       const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal);
       const elapsedMs = performance.now() - t0;
       if (outcome === 'cancelled') throw new DeviceDestroyedError(`the device was destroyed while kernel ${l.kernel.name} ran`);
+      if (outcome === 'lost') {
+        const lost = this.pool.lost!;
+        await this.pool.recover();
+        throw new WorkerLostError(l.kernel.name, lost.worker, this.workers, lost.detail);
+      }
       if (outcome !== 'done') {
-        await this.pool.stop(STOP_GRACE_MS);
-        if (outcome === 'timeout') throw new KernelTimeoutError(l.kernel.name, l.timeoutMs);
+        const restarted = await this.pool.stop(STOP_GRACE_MS);
+        if (outcome === 'timeout') throw new KernelTimeoutError(l.kernel.name, l.timeoutMs, restarted);
         throw new LaunchAbortedError(l.kernel.name, l.signal?.reason);
       }
       if (Atomics.load(i32, CTL.ERROR) !== 0) throw this.trapError(l);

@@ -5,6 +5,7 @@
 import { CTL, Command } from '../layout.js';
 import { startWorker, type WorkerHandle } from '../platform.js';
 import type { WorkerInit, WorkerReply } from './protocol.js';
+import { DeviceLostError } from '../errors.js';
 
 export interface PoolConfig {
   module: WebAssembly.Module;
@@ -22,7 +23,7 @@ export interface PoolConfig {
   syncWaitMs: number;
 }
 
-export type WaitOutcome = 'done' | 'timeout' | 'aborted' | 'cancelled';
+export type WaitOutcome = 'done' | 'timeout' | 'aborted' | 'cancelled' | 'lost';
 
 const now = (): number => performance.now();
 const CLOSED = 0xffffffffn;
@@ -49,6 +50,13 @@ const canBlock = (() => {
 
 export class WorkerPool {
   private handles: WorkerHandle[] = [];
+  /** Workers the pool terminates itself: their 'exit' is not a loss. */
+  private readonly retiring = new WeakSet<WorkerHandle>();
+  private readonly lastError = new WeakMap<WorkerHandle, Error>();
+  /** The first worker whose thread ended without the pool ending it, until the workers are restarted. */
+  lost: { worker: number; detail: string } | undefined;
+  /** Set when the workers could not be started again: the pool runs no more launches. */
+  failure: DeviceLostError | undefined;
   private readonly i32: Int32Array;
   private readonly i64: BigInt64Array;
   private readonly CLAIM = CTL.CLAIM_BYTE / 8;
@@ -69,30 +77,62 @@ export class WorkerPool {
 
   get size(): number { return this.cfg.workers; }
 
+  /**
+   * Starts every worker and waits for each to be ready. If one fails to start, the ones
+   * started are terminated (none is left running) and the error is thrown.
+   */
   private async spawn(): Promise<void> {
-    const handles = await Promise.all(
+    const started = await Promise.allSettled(
       Array.from({ length: this.cfg.workers }, (_, k) => startWorker(`simt-worker-${k}`)),
     );
+    const handles = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    try {
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      await Promise.all(handles.map((h, k) => new Promise<void>((resolve, reject) => {
+        h.onMessage((m) => {
+          const r = m as WorkerReply;
+          if (r.type === 'ready') resolve();
+          else reject(new Error(`worker ${k} failed to start: ${r.message}`));
+        });
+        h.onError((e) => { this.lastError.set(h, e); reject(e); });
+        h.onExit((code) => {
+          reject(new Error(`worker ${k} exited (code ${code}) before it was ready`));
+          this.exited(h, k, code);
+        });
+        const init: WorkerInit = {
+          module: this.cfg.module,
+          memory: this.cfg.memory,
+          workerIndex: k,
+          scratchBase: this.cfg.scratchBase + k * this.cfg.scratchStride,
+          sharedLimit: this.cfg.sharedLimit,
+          kernelNames: this.cfg.kernelNames,
+          spinMicros: this.cfg.spinMicros,
+        };
+        h.post(init);
+      })));
+    } catch (e) {
+      await this.retire(handles);
+      throw e;
+    }
     this.handles = handles;
-    await Promise.all(handles.map((h, k) => new Promise<void>((resolve, reject) => {
-      h.onMessage((m) => {
-        const r = m as WorkerReply;
-        if (r.type === 'ready') resolve();
-        else reject(new Error(`worker ${k} failed to start: ${r.message}`));
-      });
-      h.onError((e) => reject(e));
-      const init: WorkerInit = {
-        module: this.cfg.module,
-        memory: this.cfg.memory,
-        workerIndex: k,
-        scratchBase: this.cfg.scratchBase + k * this.cfg.scratchStride,
-        sharedLimit: this.cfg.sharedLimit,
-        kernelNames: this.cfg.kernelNames,
-        spinMicros: this.cfg.spinMicros,
-      };
-      h.post(init);
-    })));
+    this.lost = undefined;
     for (const h of handles) h.unref();
+  }
+
+  /** A worker's thread ended: unless the pool ended it, the pool has lost it (wakes a waiting launch). */
+  private exited(h: WorkerHandle, k: number, code: number): void {
+    if (this.retiring.has(h) || this.handles[k] !== h) return;
+    const e = this.lastError.get(h);
+    this.lost ??= { worker: k, detail: `exit code ${code}${e ? `: ${e.message}` : ''}` };
+    Atomics.add(this.i32, CTL.PROGRESS, 1);
+    Atomics.notify(this.i32, CTL.PROGRESS);
+  }
+
+  /** Terminates workers the pool is done with (their exit is expected, not a loss). */
+  private async retire(handles: WorkerHandle[]): Promise<void> {
+    for (const h of handles) this.retiring.add(h);
+    await Promise.all(handles.map((h) => h.terminate().catch(() => undefined)));
   }
 
   /**
@@ -155,6 +195,7 @@ export class WorkerPool {
         const seen = Atomics.load(i32, CTL.PROGRESS);
         if (this.finished()) return 'done';
         if (this.cancelled) return 'cancelled';
+        if (this.lost) return 'lost';
         if (signal?.aborted) return 'aborted';
         const left = deadline - now();
         if (left <= 0) return 'timeout';
@@ -207,19 +248,37 @@ export class WorkerPool {
     return keepingAlive(() => this.restartNow());
   }
 
+  /**
+   * After a worker was lost: terminates the others and starts a full set again. When that
+   * fails the pool is failed for good: this and every later launch get the DeviceLostError.
+   */
+  recover(): Promise<void> {
+    return this.restart();
+  }
+
   private async restartNow(): Promise<void> {
-    await Promise.all(this.handles.map((h) => h.terminate()));
+    if (this.failure) throw this.failure;
+    const lost = this.lost;
+    const old = this.handles;
     this.handles = [];
+    await this.retire(old);
     // The killed workers may have left IN_FLIGHT raised: nobody is in flight now.
     Atomics.store(this.i32, CTL.IN_FLIGHT, 0);
-    await this.spawn();
+    try {
+      await this.spawn();
+    } catch (e) {
+      const why = lost ? `worker ${lost.worker} of ${this.cfg.workers} exited (${lost.detail})` : 'the workers had to be restarted';
+      this.failure = new DeviceLostError(`${why} and no worker could be started again: ${e instanceof Error ? e.message : String(e)}`);
+      throw this.failure;
+    }
   }
 
   destroy(): Promise<void> {
     return keepingAlive(async () => {
       this.publish(0, () => { this.i32[CTL.COMMAND] = Command.Shutdown; });
-      await Promise.all(this.handles.map((h) => h.terminate()));
+      const old = this.handles;
       this.handles = [];
+      await this.retire(old);
     });
   }
 }
