@@ -21,6 +21,7 @@ import type { DeviceArray } from './memory/deviceArray.js';
 import { DeviceArrayBase } from './memory/deviceArrayBase.js';
 import { loadKernelsModule } from './module.js';
 import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
+import { checkDeviceOptions } from './deviceOptions.js';
 import { WorkerPool } from './pool/pool.js';
 import { ArgTag } from './pool/protocol.js';
 import { launchSeed, normalizeSeed, randomSeed, splitSeed } from './schedule/seeds.js';
@@ -98,6 +99,7 @@ export async function createDevice(options: DeviceOptions = {}): Promise<Device 
 
 async function createWasmDevice(options: DeviceOptions & { backend: Backend }, fallbackReason: string | undefined): Promise<Device> {
   const backend = options.backend;
+  checkDeviceOptions(options);
   const isolation = sharedMemoryProblem();
   if (isolation !== undefined) throw new BackendUnavailableError(`the ${backend} backend needs shared memory: ${isolation}`);
   const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
@@ -140,16 +142,21 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   const needed = (hostInstance.exports.__scratchBytes as (limit: number) => number)(Math.ceil(sharedLimit / HEAP_ALIGN) * HEAP_ALIGN);
   if (needed > scratchStride) throw new Error(`internal: a worker's scratch needs ${needed} bytes, the layout gives ${scratchStride}`);
   const spinMicros = options.spinMicros ?? 200;
+  const seed = options.seed === undefined ? randomSeed() : normalizeSeed(options.seed);
   const pool = await WorkerPool.start({
     module: kernels.module, memory, workers, scratchBase, scratchStride, sharedLimit,
     kernelNames: kernels.kernelNames, spinMicros, syncWaitMs: options.syncWaitMs ?? 2,
     hostSpinMicros: options.hostSpinMicros ?? 50,
   });
-  return new Device({
-    backend, workers, memory, pool, heapBase, sharedLimit, kernelNames: kernels.kernelNames,
-    exports: hostInstance.exports, seed: options.seed === undefined ? randomSeed() : normalizeSeed(options.seed),
-    launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS, fallbackReason,
-  });
+  try {
+    return new Device({
+      backend, workers, memory, pool, heapBase, sharedLimit, kernelNames: kernels.kernelNames,
+      exports: hostInstance.exports, seed, launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS, fallbackReason,
+    });
+  } catch (e) {
+    await pool.destroy(); // nothing may outlive a failed createDevice
+    throw e;
+  }
 }
 
 interface DeviceParts {

@@ -26,6 +26,13 @@ export class UseAfterFreeError extends SimtError {}
 /** Host data whose length or element type does not match the device array. */
 export class BufferMismatchError extends SimtError {}
 
+/** An option of `createDevice` of the wrong type or out of its range (checked before anything starts). */
+export class DeviceOptionError extends SimtError {
+  constructor(readonly option: string, problem: string) {
+    super(`createDevice: ${option} ${problem}`);
+  }
+}
+
 /** A launch configuration outside CUDA's limits (grid, block, shared bytes). */
 export class LaunchConfigError extends SimtError {}
 

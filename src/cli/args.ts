@@ -18,11 +18,35 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 
 export class UsageError extends Error {}
 
-export function intOption(o: ParsedArgs['options'], name: string, fallback: number): number {
+/**
+ * An integer option (`--name 12`, `1e6` too), `fallback` when absent. Anything else — a word,
+ * a fraction, a value outside [min, max] — is a UsageError naming the flag.
+ */
+export function intOption(o: ParsedArgs['options'], name: string, fallback: number, range: { min?: number; max?: number } = {}): number {
   const v = o[name];
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (v === true || !Number.isFinite(n)) throw new UsageError(`--${name} needs a number, got ${String(v)}`);
+  if (v === true || v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${name} needs a number, got ${String(v)}`);
+  const min = range.min ?? -Number.MAX_SAFE_INTEGER;
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer in [${bound(min)}, ${bound(max)}], got ${v}`);
+  }
+  return n;
+}
+
+function bound(x: number): string {
+  return x === Number.MAX_SAFE_INTEGER ? '2^53-1' : x === -Number.MAX_SAFE_INTEGER ? '-(2^53-1)' : String(x);
+}
+
+/** A seed option (`--seed`, `--device-seed`, `--schedule-seed`): an integer in [0, 2^53), or undefined when absent. */
+export function seedOption(o: ParsedArgs['options'], name: string): number | undefined {
+  const v = o[name];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v === true || v.trim() === '' || !Number.isSafeInteger(n) || n < 0) {
+    throw new UsageError(`--${name} must be an integer in [0, 2^53), got ${v === true ? 'no value' : v}`);
+  }
   return n;
 }
 

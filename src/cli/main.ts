@@ -19,7 +19,7 @@ export async function main(argv: readonly string[], io: CommandIO = defaultIO())
   try {
     return await cmd.run(args, io);
   } catch (e) {
-    if (e instanceof UsageError) { io.err(`simt ${name}: ${e.message}\nusage: ${cmd.usage}`); return 2; }
+    if (e instanceof UsageError) { io.err(`simt ${name}: ${e.message} (simt ${name} --help shows the usage)`); return 2; }
     if (e instanceof SimtError) { io.err(`simt ${name}: ${e.name}: ${e.message}`); return 1; }
     throw e;
   }

@@ -2,7 +2,7 @@
 // on several backends and compares every output (src/crosscheck/). Exit 0 when all agree, 1 when
 // an output differs, 2 for a usage error.
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 import type { BackendName } from '../../deviceApi.js';
 import { crossCheck, jobs, reportToJson } from '../../crosscheck/index.js';
 import type { CrossCheckReport, OutputReport } from '../../crosscheck/index.js';
@@ -50,7 +50,7 @@ export const crosscheck: Command = {
     const job = jobs.get(name);
     if (!job) throw new UsageError(`no job '${name}' (known: ${[...jobs.keys()].join(', ')})`);
     const size = intOption(args.options, 'size', job.defaultSize);
-    const seed = intOption(args.options, 'seed', 1);
+    const seed = seedOption(args.options, 'seed') ?? 1;
     const examples = intOption(args.options, 'examples', 5);
     if (!Number.isSafeInteger(size) || size < 0) throw new UsageError(`--size must be a non-negative integer, got ${size}`);
     if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${seed}`);

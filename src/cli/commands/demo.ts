@@ -1,7 +1,7 @@
 // `simt demo` (what `npm start` runs): the first kernels on built-in synthetic data, each
 // checked against an independent reference, with the throughput.
 import type { Command } from '../command.js';
-import { intOption } from '../args.js';
+import { intOption, seedOption } from '../args.js';
 import { createDevice } from '../../device.js';
 import { deviceMax, deviceSum } from '../../ops/reduce.js';
 import { countModules } from '../../ops/countModules.js';
@@ -15,7 +15,7 @@ export const demo: Command = {
   async run(args, io) {
     const n = intOption(args.options, 'n', 16_000_000);
     const digis = intOption(args.options, 'digis', 5_000_000);
-    const seed = intOption(args.options, 'seed', 1);
+    const seed = seedOption(args.options, 'seed') ?? 1;
     const workers = args.options.workers === undefined ? undefined : intOption(args.options, 'workers', 1);
     const json = !!args.options.json;
     const records: Record<string, unknown>[] = [];

@@ -1,7 +1,7 @@
 // `simt explore <job>`: runs a race-corpus job under many fine-grained schedules and groups
 // the outputs into distinct outcomes, each with its count and a schedule that reproduces it.
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 
 export const explore: Command = {
   name: 'explore',
@@ -28,7 +28,7 @@ export const explore: Command = {
     if (!['random', 'pct', 'exhaustive'].includes(strategy)) throw new UsageError(`--strategy must be random, pct or exhaustive, got ${strategy}`);
     const res = await race.explore(job, job.inputs(), {
       schedules: intOption(args.options, 'schedules', 100), strategy, depth: intOption(args.options, 'depth', 3),
-      seed: intOption(args.options, 'seed', 1), untilDiffers: !!args.options['until-differs'],
+      seed: seedOption(args.options, 'seed') ?? 1, untilDiffers: !!args.options['until-differs'],
     });
     if (args.options.json) {
       io.out(JSON.stringify({

@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 import { createDevice } from '../../device.js';
 import { readNpy, writeNpy, type NpyData } from '../../io/npy.js';
 import { DEFAULT_GEOMETRY, type PetGeometry } from '../../jobs/pet/geometry.js';
@@ -62,7 +62,7 @@ export const pet: Command = {
     const energyFile = stringOption(o, 'energy-table');
     if (generate !== undefined) {
       if (!Number.isSafeInteger(generate) || generate < 0) throw new UsageError(`--generate needs a frame count >= 0, got ${generate}`);
-      const ds = generatePetData({ nFrames: generate, seed: intOption(o, 'seed', 1), geometry });
+      const ds = generatePetData({ nFrames: generate, seed: seedOption(o, 'seed') ?? 1, geometry });
       geometry = ds.geometry;
       frames = ds.frames;
       tables = { positionTable: ds.positionTable, energyTable: ds.energyTable };
@@ -85,7 +85,7 @@ export const pet: Command = {
     const backend = (stringOption(o, 'backend') ?? 'wasm') as 'wasm' | 'serial';
     if (backend !== 'wasm' && backend !== 'serial') throw new UsageError(`--backend must be wasm or serial, got ${String(backend)}`);
     const workers = o.workers === undefined ? undefined : intOption(o, 'workers', 1);
-    const scheduleSeed = o['schedule-seed'] === undefined ? undefined : intOption(o, 'schedule-seed', 0);
+    const scheduleSeed = seedOption(o, 'schedule-seed');
     const nFrames = Math.floor(frames.length / FRAME_BYTES);
     const memoryBytes = Math.min(4 * 2 ** 30 - 65536, Math.ceil((petMemoryBytes(nFrames, geometry) + (64 << 20)) / 65536) * 65536);
     const dev = await createDevice({ backend, workers, memoryBytes, seed: scheduleSeed });

@@ -2,7 +2,7 @@
 // SiPixelDigisCUDASOAView store dump or a synthetic event.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 import { createDevice } from '../../device.js';
 import { writeNpy } from '../../io/npy.js';
 import { generatePixelEvent } from '../../jobs/pixel/generate.js';
@@ -23,7 +23,7 @@ export const pixelCommand: Command = {
     let n: number;
     if (args.options.generate !== undefined) {
       const want = intOption(args.options, 'generate', 0);
-      const seed = intOption(args.options, 'seed', 1);
+      const seed = seedOption(args.options, 'seed') ?? 1;
       // about 34 digis per active module with the default event shape
       const ev = generatePixelEvent({ seed, activeModules: Math.max(1, Math.min(1856, Math.round(want / 34))) });
       input = ev;
@@ -42,7 +42,7 @@ export const pixelCommand: Command = {
       source = path;
     }
     const backend = (stringOption(args.options, 'backend') ?? 'wasm') as 'wasm' | 'serial';
-    const deviceSeed = args.options['device-seed'] === undefined ? undefined : intOption(args.options, 'device-seed', 0);
+    const deviceSeed = seedOption(args.options, 'device-seed');
     const dev = await createDevice({ backend, seed: deviceSeed, memoryBytes: Math.min(4096, Math.max(256, Math.ceil((n * 24 + (64 << 20)) / 2 ** 20))) * 2 ** 20 });
     try {
       progress.step('cluster');

@@ -1,7 +1,7 @@
 // `simt sts-sort`: sorts CBM STS digis (seed 004) by (channel, time) on the device.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 import { createDevice } from '../../device.js';
 import { readNpy, writeNpy } from '../../io/npy.js';
 import { stsDigisForBench, MAX_BENCH_STS_CHANNELS } from '../../data/synthetic.js';
@@ -36,7 +36,7 @@ export const stsSortCommand: Command = {
     let source: string;
     if (args.options.generate !== undefined) {
       const n = intOption(args.options, 'generate', 0);
-      const seed = intOption(args.options, 'seed', 1);
+      const seed = seedOption(args.options, 'seed') ?? 1;
       if (channels > MAX_BENCH_STS_CHANNELS) throw new UsageError(`--generate supports at most ${MAX_BENCH_STS_CHANNELS} channels`);
       words = stsDigisForBench(n, channels, seed);
       source = `generated (n=${n}, seed=${seed})`;
@@ -49,7 +49,7 @@ export const stsSortCommand: Command = {
     const n = words.length / 2;
     const backend = (stringOption(args.options, 'backend') ?? 'wasm') as 'wasm' | 'serial';
     const memoryMiB = intOption(args.options, 'memory', Math.max(256, Math.ceil((n * 40 + channels * 64 + (64 << 20)) / 2 ** 20)));
-    const deviceSeed = args.options['device-seed'] === undefined ? undefined : intOption(args.options, 'device-seed', 0);
+    const deviceSeed = seedOption(args.options, 'device-seed');
     const dev = await createDevice({ backend, memoryBytes: Math.min(4096, memoryMiB) * 2 ** 20, seed: deviceSeed });
     try {
       progress.step('upload');
