@@ -24,7 +24,7 @@ import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
 import { checkDeviceOptions } from './deviceOptions.js';
 import { WorkerPool } from './pool/pool.js';
 import { ArgTag } from './pool/protocol.js';
-import { launchSeed, normalizeSeed, randomSeed, splitSeed } from './schedule/seeds.js';
+import { launchSeed, normalizeSeed, randomSeed, seedProblem, splitSeed } from './schedule/seeds.js';
 import type { WebGpuDevice, WebGpuDeviceOptions } from './webgpu/device.js';
 
 export type Backend = 'wasm' | 'serial';
@@ -320,9 +320,13 @@ export class Device implements GpuDevice {
     }
     const timeoutMs = config.timeoutMs ?? this.launchTimeoutMs;
     if (!(timeoutMs > 0)) throw new LaunchConfigError(`timeoutMs must be positive, got ${String(timeoutMs)}`);
+    const seedIssue = config.seed === undefined ? undefined : seedProblem(config.seed);
+    if (seedIssue !== undefined) throw new LaunchConfigError(`seed ${seedIssue}`);
+    const values = this.marshal(kernel, args);
+    // Only a launch that passed every check takes the next launch seed: a rejected one leaves
+    // the device seed's sequence as it was (same seed ⇒ same bytes).
     const seed = config.seed !== undefined ? normalizeSeed(config.seed) : launchSeed(this.seed, this.launches);
     this.launches++;
-    const values = this.marshal(kernel, args);
     return { kernel, index, grid, block, blocks, sharedBytes, workers, timeoutMs, seed, values, signal: config.signal };
   }
 
