@@ -19,6 +19,12 @@ export const explore: Command = {
     if (!job) throw new UsageError(`no job '${name}' (simt explore --list shows them)`);
     const replaySchedule = stringOption(args.options, 'replay');
     if (replaySchedule) {
+      try {
+        race.parseSchedule(replaySchedule);
+      } catch (e) {
+        if (e instanceof race.ScheduleFormatError) throw new UsageError(`--replay: ${e.message}`);
+        throw e;
+      }
       const r = await race.replay(job, replaySchedule);
       if (args.options.json) io.out(JSON.stringify({ job: job.name, schedule: replaySchedule, outputs: plain(r.outputs) }));
       else io.out(`${job.name} under ${replaySchedule}:\n  ${preview(r.outputs)}`);
