@@ -32,10 +32,11 @@ export const explore: Command = {
     }
     const strategy = (stringOption(args.options, 'strategy') ?? 'random') as 'random' | 'pct' | 'exhaustive';
     if (!['random', 'pct', 'exhaustive'].includes(strategy)) throw new UsageError(`--strategy must be random, pct or exhaustive, got ${strategy}`);
-    const res = await race.explore(job, job.inputs(), {
-      schedules: intOption(args.options, 'schedules', 100), strategy, depth: intOption(args.options, 'depth', 3),
-      seed: seedOption(args.options, 'seed') ?? 1, untilDiffers: !!args.options['until-differs'],
-    });
+    const schedules = intOption(args.options, 'schedules', 100, { min: 1, max: 10_000_000 });
+    const depth = intOption(args.options, 'depth', 3, { min: 1, max: 1000 });
+    const seed = seedOption(args.options, 'seed') ?? 1;
+    if (seed + schedules > Number.MAX_SAFE_INTEGER) throw new UsageError(`--seed ${seed} + --schedules ${schedules} passes 2^53`);
+    const res = await race.explore(job, job.inputs(), { schedules, strategy, depth, seed, untilDiffers: !!args.options['until-differs'] });
     if (args.options.json) {
       io.out(JSON.stringify({
         job: res.job, strategy: res.strategy, runs: res.runs, exhausted: res.exhausted, ms: res.ms,
