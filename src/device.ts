@@ -10,7 +10,7 @@ import { type Dim3, type DimLike, toDim3 } from './dims.js';
 import {
   BackendUnavailableError, BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelError,
   KernelTimeoutError, LaunchAbortedError, LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError,
-  SharedMemoryLimitError, UseAfterFreeError,
+  SharedMemoryLimitError, UseAfterFreeError, WorkerLostError,
 } from './errors.js';
 import type { Kernel } from './kernel.js';
 import { argumentList, checkArrayArg, checkScalarArg, describe } from './launchArgs.js';
@@ -21,9 +21,10 @@ import type { DeviceArray } from './memory/deviceArray.js';
 import { DeviceArrayBase } from './memory/deviceArrayBase.js';
 import { loadKernelsModule } from './module.js';
 import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
+import { checkDeviceOptions } from './deviceOptions.js';
 import { WorkerPool } from './pool/pool.js';
 import { ArgTag } from './pool/protocol.js';
-import { launchSeed, normalizeSeed, randomSeed, splitSeed } from './schedule/seeds.js';
+import { launchSeed, normalizeSeed, randomSeed, seedProblem, splitSeed } from './schedule/seeds.js';
 import type { WebGpuDevice, WebGpuDeviceOptions } from './webgpu/device.js';
 import type { KernelModule } from './kernelModule.js';
 import type { PoolModule } from './pool/protocol.js';
@@ -102,6 +103,7 @@ export async function createDevice(options: DeviceOptions = {}): Promise<Device 
 
 async function createWasmDevice(options: DeviceOptions & { backend: Backend }, fallbackReason: string | undefined): Promise<Device> {
   const backend = options.backend;
+  checkDeviceOptions(options);
   const isolation = sharedMemoryProblem();
   if (isolation !== undefined) throw new BackendUnavailableError(`the ${backend} backend needs shared memory: ${isolation}`);
   const memoryBytes = options.memoryBytes ?? DEFAULT_MEMORY_BYTES;
@@ -144,6 +146,7 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   const needed = (hostInstance.exports.__scratchBytes as (limit: number) => number)(Math.ceil(sharedLimit / HEAP_ALIGN) * HEAP_ALIGN);
   if (needed > scratchStride) throw new Error(`internal: a worker's scratch needs ${needed} bytes, the layout gives ${scratchStride}`);
   const spinMicros = options.spinMicros ?? 200;
+  const seed = options.seed === undefined ? randomSeed() : normalizeSeed(options.seed);
   const builtin: LoadedModule = { id: BUILTIN_MODULE, kernelNames: kernels.kernelNames, exports: hostInstance.exports, pool: { module: kernels.module, kernelNames: kernels.kernelNames } };
   const loaded = [builtin];
   for (const m of options.modules ?? []) {
@@ -154,11 +157,15 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
     spinMicros, syncWaitMs: options.syncWaitMs ?? 2,
     hostSpinMicros: options.hostSpinMicros ?? 50,
   });
-  return new Device({
-    backend, workers, memory, pool, heapBase, sharedLimit, modules: loaded,
-    seed: options.seed === undefined ? randomSeed() : normalizeSeed(options.seed),
-    launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS, fallbackReason,
-  });
+  try {
+    return new Device({
+      backend, workers, memory, pool, heapBase, sharedLimit, modules: loaded,
+      seed, launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS, fallbackReason,
+    });
+  } catch (e) {
+    await pool.destroy(); // nothing may outlive a failed createDevice
+    throw e;
+  }
 }
 
 const BUILTIN_MODULE = 'builtin';
@@ -218,6 +225,7 @@ export class Device implements GpuDevice {
   /** Launches issued and not yet settled: transfers issued after them must wait. */
   private pending = 0;
   private destroyed = false;
+  private teardown: Promise<void> | undefined;
   private readonly live = new Set<WasmDeviceArray<DType>>();
 
   constructor(p: DeviceParts) {
@@ -369,9 +377,13 @@ export class Device implements GpuDevice {
     }
     const timeoutMs = config.timeoutMs ?? this.launchTimeoutMs;
     if (!(timeoutMs > 0)) throw new LaunchConfigError(`timeoutMs must be positive, got ${String(timeoutMs)}`);
+    const seedIssue = config.seed === undefined ? undefined : seedProblem(config.seed);
+    if (seedIssue !== undefined) throw new LaunchConfigError(`seed ${seedIssue}`);
+    const values = this.marshal(kernel, args);
+    // Only a launch that passed every check takes the next launch seed: a rejected one leaves
+    // the device seed's sequence as it was (same seed ⇒ same bytes).
     const seed = config.seed !== undefined ? normalizeSeed(config.seed) : launchSeed(this.seed, this.launches);
     this.launches++;
-    const values = this.marshal(kernel, args);
     return { kernel, index, grid, block, blocks, sharedBytes, workers, timeoutMs, seed, values, signal: config.signal };
   }
 
@@ -402,8 +414,14 @@ export class Device implements GpuDevice {
 
   private async execute(l: PreparedLaunch): Promise<LaunchStats> {
     this.checkAlive();
+    // Aborted before it started (while queued, or already on issue): nothing runs.
+    if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
     this.busy = true;
     try {
+      // A worker lost since the last launch is replaced before this one runs (DeviceLostError
+      // when none can be started), so a launch always runs on the workers its stats claim.
+      if (this.pool.failure) throw this.pool.failure;
+      if (this.pool.lost) await this.pool.recover();
       const t0 = performance.now();
       const i32 = this.i32;
       const dv = this.dv;
@@ -434,9 +452,15 @@ export class Device implements GpuDevice {
       });
       const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal);
       const elapsedMs = performance.now() - t0;
+      if (outcome === 'cancelled') throw new DeviceDestroyedError(`the device was destroyed while kernel ${l.kernel.name} ran`);
+      if (outcome === 'lost') {
+        const lost = this.pool.lost!;
+        await this.pool.recover();
+        throw new WorkerLostError(l.kernel.name, lost.worker, this.workers, lost.detail);
+      }
       if (outcome !== 'done') {
-        await this.pool.stop(STOP_GRACE_MS);
-        if (outcome === 'timeout') throw new KernelTimeoutError(l.kernel.name, l.timeoutMs);
+        const restarted = await this.pool.stop(STOP_GRACE_MS);
+        if (outcome === 'timeout') throw new KernelTimeoutError(l.kernel.name, l.timeoutMs, restarted);
         throw new LaunchAbortedError(l.kernel.name, l.signal?.reason);
       }
       if (Atomics.load(i32, CTL.ERROR) !== 0) throw this.trapError(l);
@@ -474,14 +498,22 @@ export class Device implements GpuDevice {
 
   get isDestroyed(): boolean { return this.destroyed; }
 
-  /** Ends the workers and invalidates every array. Safe to call twice. */
-  async destroy(): Promise<void> {
-    if (this.destroyed) return;
-    await this.synchronize();
+  /**
+   * Ends the workers and invalidates every array. A launch running is cancelled (its workers
+   * are terminated, whatever the kernel does) and it and the queued ones reject with
+   * DeviceDestroyedError, as does anything issued from now on. Safe to call twice.
+   */
+  destroy(): Promise<void> {
+    if (this.teardown) return this.teardown;
     this.destroyed = true;
-    for (const a of this.live) a.markFreed();
-    this.live.clear();
-    await this.pool.destroy();
+    this.pool.cancel();
+    this.teardown = (async () => {
+      await this.synchronize();
+      for (const a of this.live) a.markFreed();
+      this.live.clear();
+      await this.pool.destroy();
+    })();
+    return this.teardown;
   }
 }
 

@@ -26,6 +26,13 @@ export class UseAfterFreeError extends SimtError {}
 /** Host data whose length or element type does not match the device array. */
 export class BufferMismatchError extends SimtError {}
 
+/** An option of `createDevice` of the wrong type or out of its range (checked before anything starts). */
+export class DeviceOptionError extends SimtError {
+  constructor(readonly option: string, problem: string) {
+    super(`createDevice: ${option} ${problem}`);
+  }
+}
+
 /** A launch configuration outside CUDA's limits (grid, block, shared bytes). */
 export class LaunchConfigError extends SimtError {}
 
@@ -54,10 +61,14 @@ export class KernelError extends SimtError {
   }
 }
 
-/** A launch that did not finish within its time limit; the pool was restarted. */
+/**
+ * A launch that did not finish within its time limit. It was stopped between blocks, or, when
+ * a block did not return within a grace period, by restarting the workers (`restarted`).
+ */
 export class KernelTimeoutError extends SimtError {
-  constructor(readonly kernel: string, readonly timeoutMs: number) {
-    super(`kernel ${kernel} did not finish within ${timeoutMs} ms; the launch was aborted and the workers restarted`);
+  constructor(readonly kernel: string, readonly timeoutMs: number, readonly restarted = true) {
+    super(`kernel ${kernel} did not finish within ${timeoutMs} ms; the launch was aborted` +
+      (restarted ? ' and the workers restarted' : ' between blocks'));
   }
 }
 
@@ -70,6 +81,24 @@ export class LaunchAbortedError extends SimtError {
 
 /** The device was destroyed. */
 export class DeviceDestroyedError extends SimtError {}
+
+/**
+ * A pool worker's thread ended during a launch (a crash, an out-of-memory kill, a terminate
+ * from outside): the launch's blocks did not all run, so its results are incomplete. The
+ * workers were restarted and the device is usable.
+ */
+export class WorkerLostError extends SimtError {
+  constructor(readonly kernel: string, readonly worker: number, readonly workers: number, detail: string) {
+    super(`kernel ${kernel}: worker ${worker} of ${workers} exited during the launch (${detail}); ` +
+      'its blocks did not all run; the workers were restarted');
+  }
+}
+
+/**
+ * The device lost a worker and could not start a new one: every later launch rejects with
+ * this error. Device memory stays readable (read() still works); destroy() the device.
+ */
+export class DeviceLostError extends SimtError {}
 
 /** A backend that cannot run here (e.g. no WebGPU adapter), or an unknown backend name. */
 export class BackendUnavailableError extends SimtError {}

@@ -79,6 +79,8 @@ export interface WorkerHandle {
   post(message: unknown): void;
   onMessage(fn: (m: unknown) => void): void;
   onError(fn: (e: Error) => void): void;
+  /** Called when the worker's thread ends, for whatever reason (Node; browsers do not say). */
+  onExit(fn: (code: number) => void): void;
   terminate(): Promise<void>;
   /** Lets the process exit while the worker lives (Node); a no-op in browsers. */
   unref(): void;
@@ -124,6 +126,7 @@ export async function startWorker(name: string): Promise<WorkerHandle> {
       post: (m) => w.postMessage(m),
       onMessage: (fn) => { w.on('message', fn); },
       onError: (fn) => { w.on('error', fn); },
+      onExit: (fn) => { w.on('exit', fn); },
       terminate: async () => { await w.terminate(); },
     };
   }
@@ -143,6 +146,7 @@ export async function startWorker(name: string): Promise<WorkerHandle> {
       });
       w.addEventListener('messageerror', () => fn(new Error(`worker ${name} could not deserialize a message`)));
     },
+    onExit: () => undefined,
     terminate: async () => { w.terminate(); },
   };
 }

@@ -15,7 +15,7 @@ describe('schedules you can hold', () => {
     expect(encodeDecisions(d)).toBe('0*3.5*2.14.1');
     expect(decodeDecisions(encodeDecisions(d))).toEqual(d);
     const s = formatSchedule({ mode: 'fine', strategy: 'pct', generator: 'mulberry32', seed: 7, depth: 3, decisions: d });
-    expect(s).toBe('simt-sched/1:fine:pct:mulberry32:7:3:0*3.5*2.14.1');
+    expect(s).toBe('simt-sched/2:fine:pct:mulberry32:7:3:7:0*3.5*2.14.1:1fd9bd8e');
     expect(parseSchedule(s)).toEqual({ mode: 'fine', strategy: 'pct', generator: 'mulberry32', seed: 7, depth: 3, decisions: d });
     expect(parseSchedule(serialSchedule(12345))).toEqual({ mode: 'serial', generator: 'splitmix64', seed: 12345 });
     expect(() => parseSchedule('nope')).toThrow(SyntaxError);

@@ -71,7 +71,7 @@ describe('race reports', () => {
     const r = await racecheck(findJob('countModules')!, undefined, { session });
     expect(r.reports).toHaveLength(1);
     expect(r.reports[0]).toMatchObject({ kind: 'schedule-dependent-output', buffer: 'moduleStart' });
-    expect(r.reports[0]!.schedules![0]).toMatch(/^simt-sched\/1:fine:/);
+    expect(r.reports[0]!.schedules![0]).toMatch(/^simt-sched\/2:fine:/);
   });
 
   it('simt racecheck <job> prints the reports and exits 1', async () => {

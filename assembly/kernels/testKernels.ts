@@ -51,7 +51,8 @@ export function readAddress(addr: u32, out: usize): void {
 /** Spins for `iterations` per block (for timeout/abort tests); -1 spins forever. */
 export function spin(iterations: i32, out: usize): void {
   let x: i32 = 0;
-  for (let i = 0; i != iterations; i++) { x = x * 1103515245 + 12345; }
+  // (A negative count never ends: `i != -1` would end after 2^32 iterations, seconds on a fast core.)
+  for (let i = 0; iterations < 0 || i < iterations; i++) { x = x * 1103515245 + 12345; }
   store<i32>(out, x);
 }
 

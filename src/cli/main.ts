@@ -19,10 +19,30 @@ export async function main(argv: readonly string[], io: CommandIO = defaultIO())
   try {
     return await cmd.run(args, io);
   } catch (e) {
-    if (e instanceof UsageError) { io.err(`simt ${name}: ${e.message}\nusage: ${cmd.usage}`); return 2; }
-    if (e instanceof SimtError) { io.err(`simt ${name}: ${e.name}: ${e.message}`); return 1; }
-    throw e;
+    // Every error is one line: what was wrong, with which file or flag. Exit code 2 for a
+    // usage error, 1 for anything else; --verbose adds the stack.
+    if (e instanceof UsageError) {
+      io.err(`simt ${name}: ${firstLine(e.message)} (simt ${name} --help shows the usage)`);
+      if (args.options.verbose && e.stack) io.err(e.stack);
+      return 2;
+    }
+    io.err(`simt ${name}: ${describe(e)}${args.options.verbose ? '' : e instanceof SimtError ? '' : ' (--verbose shows the stack)'}`);
+    if (args.options.verbose && e instanceof Error && e.stack) io.err(e.stack);
+    return 1;
   }
+}
+
+function firstLine(s: string): string {
+  const k = s.indexOf('\n');
+  return k < 0 ? s : `${s.slice(0, k)} …`;
+}
+
+/** `Name: message` on one line (a Node system error is already named by its code in the message). */
+function describe(e: unknown): string {
+  if (!(e instanceof Error)) return firstLine(String(e));
+  const code = (e as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && e.message.startsWith(code)) return firstLine(e.message);
+  return firstLine(`${e.name}: ${e.message}`);
 }
 
 export function defaultIO(): CommandIO {

@@ -5,6 +5,7 @@
 import { CTL, Command } from '../layout.js';
 import { startWorker, type WorkerHandle } from '../platform.js';
 import type { PoolModule, WorkerInit, WorkerReply } from './protocol.js';
+import { DeviceLostError } from '../errors.js';
 
 export interface PoolConfig {
   modules: PoolModule[];
@@ -21,10 +22,25 @@ export interface PoolConfig {
   syncWaitMs: number;
 }
 
-export type WaitOutcome = 'done' | 'timeout' | 'aborted';
+export type WaitOutcome = 'done' | 'timeout' | 'aborted' | 'cancelled' | 'lost';
 
 const now = (): number => performance.now();
 const CLOSED = 0xffffffffn;
+
+/**
+ * Runs `f` with a ref'd timer pending, so that Node does not exit while it runs: the workers
+ * are unref'd, and neither Atomics.waitAsync nor an unref'd worker's 'exit' keeps the event
+ * loop alive. Without it a script whose only pending work is a launch being stopped (timeout,
+ * abort) or a pool being restarted or destroyed ends with exit code 13 and nothing printed.
+ */
+export async function keepingAlive<T>(f: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => undefined, 1 << 30);
+  try {
+    return await f();
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 /** Whether this thread may block in Atomics.wait (Node's main thread may; a browser's may not). */
 const canBlock = (() => {
@@ -33,10 +49,19 @@ const canBlock = (() => {
 
 export class WorkerPool {
   private handles: WorkerHandle[] = [];
+  /** Workers the pool terminates itself: their 'exit' is not a loss. */
+  private readonly retiring = new WeakSet<WorkerHandle>();
+  private readonly lastError = new WeakMap<WorkerHandle, Error>();
+  /** The first worker whose thread ended without the pool ending it, until the workers are restarted. */
+  lost: { worker: number; detail: string } | undefined;
+  /** Set when the workers could not be started again: the pool runs no more launches. */
+  failure: DeviceLostError | undefined;
   private readonly i32: Int32Array;
   private readonly i64: BigInt64Array;
   private readonly CLAIM = CTL.CLAIM_BYTE / 8;
   private genTag = 0n;
+  /** Set by cancel(): the device is being destroyed, waits end at once. */
+  private cancelled = false;
 
   private constructor(private cfg: PoolConfig) {
     this.i32 = new Int32Array(cfg.memory.buffer);
@@ -51,29 +76,61 @@ export class WorkerPool {
 
   get size(): number { return this.cfg.workers; }
 
+  /**
+   * Starts every worker and waits for each to be ready. If one fails to start, the ones
+   * started are terminated (none is left running) and the error is thrown.
+   */
   private async spawn(): Promise<void> {
-    const handles = await Promise.all(
+    const started = await Promise.allSettled(
       Array.from({ length: this.cfg.workers }, (_, k) => startWorker(`simt-worker-${k}`)),
     );
+    const handles = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    try {
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      await Promise.all(handles.map((h, k) => new Promise<void>((resolve, reject) => {
+        h.onMessage((m) => {
+          const r = m as WorkerReply;
+          if (r.type === 'ready') resolve();
+          else reject(new Error(`worker ${k} failed to start: ${r.message}`));
+        });
+        h.onError((e) => { this.lastError.set(h, e); reject(e); });
+        h.onExit((code) => {
+          reject(new Error(`worker ${k} exited (code ${code}) before it was ready`));
+          this.exited(h, k, code);
+        });
+        const init: WorkerInit = {
+          modules: this.cfg.modules,
+          memory: this.cfg.memory,
+          workerIndex: k,
+          scratchBase: this.cfg.scratchBase + k * this.cfg.scratchStride,
+          sharedLimit: this.cfg.sharedLimit,
+          spinMicros: this.cfg.spinMicros,
+        };
+        h.post(init);
+      })));
+    } catch (e) {
+      await this.retire(handles);
+      throw e;
+    }
     this.handles = handles;
-    await Promise.all(handles.map((h, k) => new Promise<void>((resolve, reject) => {
-      h.onMessage((m) => {
-        const r = m as WorkerReply;
-        if (r.type === 'ready') resolve();
-        else reject(new Error(`worker ${k} failed to start: ${r.message}`));
-      });
-      h.onError((e) => reject(e));
-      const init: WorkerInit = {
-        modules: this.cfg.modules,
-        memory: this.cfg.memory,
-        workerIndex: k,
-        scratchBase: this.cfg.scratchBase + k * this.cfg.scratchStride,
-        sharedLimit: this.cfg.sharedLimit,
-        spinMicros: this.cfg.spinMicros,
-      };
-      h.post(init);
-    })));
+    this.lost = undefined;
     for (const h of handles) h.unref();
+  }
+
+  /** A worker's thread ended: unless the pool ended it, the pool has lost it (wakes a waiting launch). */
+  private exited(h: WorkerHandle, k: number, code: number): void {
+    if (this.retiring.has(h) || this.handles[k] !== h) return;
+    const e = this.lastError.get(h);
+    this.lost ??= { worker: k, detail: `exit code ${code}${e ? `: ${e.message}` : ''}` };
+    Atomics.add(this.i32, CTL.PROGRESS, 1);
+    Atomics.notify(this.i32, CTL.PROGRESS);
+  }
+
+  /** Terminates workers the pool is done with (their exit is expected, not a loss). */
+  private async retire(handles: WorkerHandle[]): Promise<void> {
+    for (const h of handles) this.retiring.add(h);
+    await Promise.all(handles.map((h) => h.terminate().catch(() => undefined)));
   }
 
   /**
@@ -123,6 +180,7 @@ export class WorkerPool {
       for (;;) {
         const seen = Atomics.load(i32, CTL.PROGRESS);
         if (this.finished()) return 'done';
+        if (this.cancelled) return 'cancelled';
         const left = until - now();
         if (left <= 0) break;
         Atomics.wait(i32, CTL.PROGRESS, seen, left);
@@ -134,6 +192,8 @@ export class WorkerPool {
       for (;;) {
         const seen = Atomics.load(i32, CTL.PROGRESS);
         if (this.finished()) return 'done';
+        if (this.cancelled) return 'cancelled';
+        if (this.lost) return 'lost';
         if (signal?.aborted) return 'aborted';
         const left = deadline - now();
         if (left <= 0) return 'timeout';
@@ -147,11 +207,25 @@ export class WorkerPool {
   }
 
   /**
+   * Ends the wait of the launch in flight at once ('cancelled') and every later one: the
+   * device is being destroyed, and destroy() terminates the workers whatever they run.
+   */
+  cancel(): void {
+    this.cancelled = true;
+    Atomics.add(this.i32, CTL.PROGRESS, 1);
+    Atomics.notify(this.i32, CTL.PROGRESS);
+  }
+
+  /**
    * Stops the current launch: closes the claims, gives running blocks `graceMs` to finish,
    * and restarts the workers if one does not (a kernel that never returns).
    * Returns true when the pool was restarted.
    */
-  async stop(graceMs: number): Promise<boolean> {
+  stop(graceMs: number): Promise<boolean> {
+    return keepingAlive(() => this.stopNow(graceMs));
+  }
+
+  private async stopNow(graceMs: number): Promise<boolean> {
     for (;;) {
       const cur = Atomics.load(this.i64, this.CLAIM);
       if ((cur & ~0xffffffffn) !== this.genTag) break;
@@ -164,7 +238,7 @@ export class WorkerPool {
       if (w.async) await w.value;
     }
     if (Atomics.load(this.i32, CTL.IN_FLIGHT) === 0) return false;
-    await this.restart();
+    await this.restartNow();
     return true;
   }
 
@@ -174,17 +248,41 @@ export class WorkerPool {
     await this.restart();
   }
 
-  async restart(): Promise<void> {
-    await Promise.all(this.handles.map((h) => h.terminate()));
-    this.handles = [];
-    // The killed workers may have left IN_FLIGHT raised: nobody is in flight now.
-    Atomics.store(this.i32, CTL.IN_FLIGHT, 0);
-    await this.spawn();
+  restart(): Promise<void> {
+    return keepingAlive(() => this.restartNow());
   }
 
-  async destroy(): Promise<void> {
-    this.publish(0, () => { this.i32[CTL.COMMAND] = Command.Shutdown; });
-    await Promise.all(this.handles.map((h) => h.terminate()));
+  /**
+   * After a worker was lost: terminates the others and starts a full set again. When that
+   * fails the pool is failed for good: this and every later launch get the DeviceLostError.
+   */
+  recover(): Promise<void> {
+    return this.restart();
+  }
+
+  private async restartNow(): Promise<void> {
+    if (this.failure) throw this.failure;
+    const lost = this.lost;
+    const old = this.handles;
     this.handles = [];
+    await this.retire(old);
+    // The killed workers may have left IN_FLIGHT raised: nobody is in flight now.
+    Atomics.store(this.i32, CTL.IN_FLIGHT, 0);
+    try {
+      await this.spawn();
+    } catch (e) {
+      const why = lost ? `worker ${lost.worker} of ${this.cfg.workers} exited (${lost.detail})` : 'the workers had to be restarted';
+      this.failure = new DeviceLostError(`${why} and no worker could be started again: ${e instanceof Error ? e.message : String(e)}`);
+      throw this.failure;
+    }
+  }
+
+  destroy(): Promise<void> {
+    return keepingAlive(async () => {
+      this.publish(0, () => { this.i32[CTL.COMMAND] = Command.Shutdown; });
+      const old = this.handles;
+      this.handles = [];
+      await this.retire(old);
+    });
   }
 }

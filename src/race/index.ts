@@ -7,6 +7,7 @@ export { explore, replay, racecheck } from './explore.js';
 export type { ExploreOptions, ExploreResult, Outcome, RacecheckOptions, RacecheckResult } from './explore.js';
 export {
   formatSchedule, parseSchedule, serialSchedule, encodeDecisions, decodeDecisions, ScheduleMismatchError,
+  ScheduleFormatError, SCHEDULE_PREFIX, SCHEDULE_PREFIX_V1, MAX_DECISIONS,
   InOrderChooser, RandomChooser, PctChooser, ReplayChooser, ExhaustiveChooser, Mulberry32,
 } from './schedule.js';
 export type { Schedule, FineSchedule, SerialSchedule, Chooser, Strategy } from './schedule.js';

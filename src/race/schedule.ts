@@ -7,11 +7,14 @@
 // run's decision list replays it exactly, whatever strategy or generator produced it, so the
 // schedule string carries it:
 //
-//   simt-sched/1:fine:<strategy>:<generator>:<seed>:<depth>:<decisions>
-//   simt-sched/1:serial:splitmix64:<seed>                      (a phase-loop `serial` launch)
+//   simt-sched/2:fine:<strategy>:<generator>:<seed>:<depth>:<count>:<decisions>:<check>
+//   simt-sched/2:serial:splitmix64:<seed>:<check>              (a phase-loop `serial` launch)
 //
 // <decisions> is run-length encoded: `g*n` (thread g chosen n times in a row, base 36), joined
-// by '.', or '-' for none. Fields that do not apply are '-'.
+// by '.', or '-' for none; <count> is how many decisions that is (decimal). <check> is the
+// FNV-1a hash of everything before it (8 hex digits): a truncated or edited string does not
+// parse. Fields that do not apply are '-'. Format 1 (`simt-sched/1:…`, without <count> and
+// <check>) is still read.
 
 export type Strategy = 'inorder' | 'random' | 'pct' | 'exhaustive' | 'replay';
 
@@ -141,7 +144,31 @@ export interface SerialSchedule { mode: 'serial'; generator: 'splitmix64'; seed:
 
 export type Schedule = FineSchedule | SerialSchedule;
 
-export const SCHEDULE_PREFIX = 'simt-sched/1';
+/** A schedule string that is not one: malformed, truncated, tampered with, or too long. */
+export class ScheduleFormatError extends SyntaxError {
+  override name = 'ScheduleFormatError';
+}
+
+/** The prefix of the schedule strings written now (with a decision count and a checksum). */
+export const SCHEDULE_PREFIX = 'simt-sched/2';
+/** The first format (no count, no checksum): still read, but a truncation cannot be noticed. */
+export const SCHEDULE_PREFIX_V1 = 'simt-sched/1';
+/** The most decisions a schedule string may hold (a decoded list is an array of this many numbers). */
+export const MAX_DECISIONS = 1 << 24;
+
+const STRATEGIES: readonly Strategy[] = ['inorder', 'random', 'pct', 'exhaustive', 'replay'];
+const DIGITS36 = /^[0-9a-z]+$/;
+
+function excerpt(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+}
+
+/** FNV-1a (32-bit) of the string's code units, as 8 hex digits: the checksum of a schedule string. */
+function checksum(text: string): string {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < text.length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
 
 export function encodeDecisions(d: readonly number[]): string {
   if (d.length === 0) return '-';
@@ -155,39 +182,99 @@ export function encodeDecisions(d: readonly number[]): string {
   return parts.join('.');
 }
 
-export function decodeDecisions(s: string): number[] {
+function base36(s: string | undefined, what: string, part: string): number {
+  const v = s !== undefined && DIGITS36.test(s) ? parseInt(s, 36) : NaN;
+  if (!Number.isSafeInteger(v)) throw new ScheduleFormatError(`bad decision ${excerpt(part)}: ${what} is not a base-36 number`);
+  return v;
+}
+
+/**
+ * Decodes a run-length decision list. The counts are summed before anything is expanded, so a
+ * tampered count (`0*zzzzzzz`: 78 billion decisions) is refused without allocating; at most
+ * `max` decisions (MAX_DECISIONS) are accepted.
+ */
+export function decodeDecisions(s: string, max = MAX_DECISIONS): number[] {
   if (s === '-' || s === '') return [];
-  const out: number[] = [];
+  const runs: [gid: number, count: number][] = [];
+  let total = 0;
   for (const part of s.split('.')) {
-    const [g, n] = part.split('*');
-    const gid = parseInt(g!, 36);
-    const count = n === undefined ? 1 : parseInt(n, 36);
-    if (!Number.isInteger(gid) || gid < 0 || !Number.isInteger(count) || count < 1) throw new SyntaxError(`bad decision '${part}'`);
-    for (let k = 0; k < count; k++) out.push(gid);
+    const star = part.indexOf('*');
+    const gid = base36(star < 0 ? part : part.slice(0, star), 'the thread', part);
+    const count = star < 0 ? 1 : base36(part.slice(star + 1), 'the count', part);
+    if (count < 1) throw new ScheduleFormatError(`bad decision ${excerpt(part)}: a count must be at least 1`);
+    total += count;
+    if (total > max) throw new ScheduleFormatError(`the schedule holds more than ${max} decisions`);
+    runs.push([gid, count]);
   }
+  const out = new Array<number>(total);
+  let k = 0;
+  for (const [gid, count] of runs) for (let c = 0; c < count; c++) out[k++] = gid;
   return out;
 }
 
 export function formatSchedule(s: Schedule): string {
-  if (s.mode === 'serial') return `${SCHEDULE_PREFIX}:serial:${s.generator}:${s.seed}`;
-  const f = (v: string | number | null): string => (v === null ? '-' : String(v));
-  return `${SCHEDULE_PREFIX}:fine:${s.strategy}:${f(s.generator)}:${f(s.seed)}:${f(s.depth)}:${encodeDecisions(s.decisions)}`;
+  const body = s.mode === 'serial'
+    ? `${SCHEDULE_PREFIX}:serial:${s.generator}:${s.seed}`
+    : (() => {
+      const f = (v: string | number | null): string => (v === null ? '-' : String(v));
+      return `${SCHEDULE_PREFIX}:fine:${s.strategy}:${f(s.generator)}:${f(s.seed)}:${f(s.depth)}:${s.decisions.length}:${encodeDecisions(s.decisions)}`;
+    })();
+  return `${body}:${checksum(body)}`;
 }
 
+/**
+ * Parses a schedule string. Throws ScheduleFormatError — one line, quoting at most 60
+ * characters of the text — for anything that is not a complete schedule: a wrong prefix or
+ * field, a decision list longer than MAX_DECISIONS, and (format 2) a checksum or decision
+ * count that does not match, which is how a truncated or edited string is caught.
+ */
 export function parseSchedule(text: string): Schedule {
-  const parts = text.trim().split(':');
-  if (parts[0] !== SCHEDULE_PREFIX) throw new SyntaxError(`not a simt schedule (expected '${SCHEDULE_PREFIX}:…'): ${text.slice(0, 40)}`);
-  const num = (v: string | undefined): number | null => (v === undefined || v === '-' ? null : Number(v));
+  if (typeof text !== 'string') throw new ScheduleFormatError(`a schedule is a string, got ${typeof text}`);
+  const t = text.trim();
+  const parts = t.split(':');
+  const v2 = parts[0] === SCHEDULE_PREFIX;
+  if (!v2 && parts[0] !== SCHEDULE_PREFIX_V1) {
+    throw new ScheduleFormatError(`not a simt schedule (expected '${SCHEDULE_PREFIX}:…'): ${excerpt(t)}`);
+  }
+  if (v2) {
+    const check = parts.pop()!;
+    const body = t.slice(0, t.length - check.length - 1);
+    if (parts.length < 2 || !/^[0-9a-f]{8}$/.test(check) || checksum(body) !== check) {
+      throw new ScheduleFormatError(`schedule truncated or altered (its checksum does not match): ${excerpt(t)}`);
+    }
+  }
+  const num = (v: string | undefined, what: string, min: number): number | null => {
+    if (v === '-') return null;
+    const n = v !== undefined && /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) throw new ScheduleFormatError(`bad ${what} ${excerpt(String(v))} in schedule ${excerpt(t)}`);
+    return n;
+  };
   if (parts[1] === 'serial') {
-    const seed = num(parts[3]);
-    if (parts[2] !== 'splitmix64' || seed === null || !Number.isSafeInteger(seed)) throw new SyntaxError(`bad serial schedule: ${text}`);
+    if (parts.length !== 4 || parts[2] !== 'splitmix64') throw new ScheduleFormatError(`bad serial schedule: ${excerpt(t)}`);
+    const seed = num(parts[3], 'seed', 0);
+    if (seed === null) throw new ScheduleFormatError(`bad serial schedule (no seed): ${excerpt(t)}`);
     return { mode: 'serial', generator: 'splitmix64', seed };
   }
-  if (parts[1] !== 'fine' || parts.length !== 7) throw new SyntaxError(`bad fine schedule (want 7 ':'-separated fields): ${text.slice(0, 60)}`);
-  return {
-    mode: 'fine', strategy: parts[2] as Strategy, generator: parts[3] === '-' ? null : parts[3]!,
-    seed: num(parts[4]), depth: num(parts[5]), decisions: decodeDecisions(parts[6]!),
-  };
+  const fields = v2 ? 8 : 7;
+  if (parts[1] !== 'fine' || parts.length !== fields) {
+    throw new ScheduleFormatError(`bad fine schedule (want ${fields} ':'-separated fields${v2 ? ' and a checksum' : ''}): ${excerpt(t)}`);
+  }
+  const strategy = parts[2] as Strategy;
+  if (!STRATEGIES.includes(strategy)) throw new ScheduleFormatError(`unknown strategy ${excerpt(parts[2]!)} in schedule ${excerpt(t)}`);
+  const generator = parts[3]!;
+  if (generator !== '-' && !/^[a-z][a-z0-9]*$/.test(generator)) throw new ScheduleFormatError(`bad generator ${excerpt(generator)} in schedule ${excerpt(t)}`);
+  const seed = num(parts[4], 'seed', 0);
+  const depth = num(parts[5], 'depth', 1);
+  let decisions: number[];
+  if (v2) {
+    const count = num(parts[6], 'decision count', 0);
+    if (count === null || count > MAX_DECISIONS) throw new ScheduleFormatError(`bad decision count ${excerpt(String(parts[6]))} (at most ${MAX_DECISIONS}) in schedule ${excerpt(t)}`);
+    decisions = decodeDecisions(parts[7]!, count);
+    if (decisions.length !== count) throw new ScheduleFormatError(`schedule truncated: ${count} decisions declared, ${decisions.length} present`);
+  } else {
+    decisions = decodeDecisions(parts[6]!);
+  }
+  return { mode: 'fine', strategy, generator: generator === '-' ? null : generator, seed, depth, decisions };
 }
 
 /** The schedule string of a `serial` launch (from its LaunchStats.seed): replay with `{ seed }`. */

@@ -8,11 +8,23 @@ function mix32(x: number): number {
   return (x ^ (x >>> 15)) >>> 0;
 }
 
-/** A seed is an unsigned integer below 2⁵³ (so it survives JSON and a double). */
+/**
+ * Why `seed` is not a seed, or undefined when it is one. A seed is an unsigned integer below
+ * 2⁵³ (so it survives JSON and a double), or a non-negative bigint (its low 53 bits are used).
+ */
+export function seedProblem(seed: unknown): string | undefined {
+  if (typeof seed === 'bigint') return seed < 0n ? `must be a non-negative bigint, got ${seed}n` : undefined;
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
+    return `must be an integer in [0, 2^53), got ${typeof seed === 'string' ? `'${seed}'` : String(seed)}`;
+  }
+  return undefined;
+}
+
+/** The seed as a number in [0, 2⁵³); throws a RangeError for what is not a seed (see seedProblem). */
 export function normalizeSeed(seed: number | bigint): number {
-  const s = typeof seed === 'bigint' ? Number(BigInt.asUintN(53, seed)) : seed;
-  if (!Number.isSafeInteger(s) || s < 0) throw new RangeError(`seed must be an integer in [0, 2^53), got ${String(seed)}`);
-  return s;
+  const problem = seedProblem(seed);
+  if (problem !== undefined) throw new RangeError(`seed ${problem}`);
+  return typeof seed === 'bigint' ? Number(BigInt.asUintN(53, seed)) : seed;
 }
 
 /** The seed of the n-th launch of a device seeded with `deviceSeed`. */

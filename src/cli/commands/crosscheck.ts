@@ -2,12 +2,14 @@
 // on several backends and compares every output (src/crosscheck/). Exit 0 when all agree, 1 when
 // an output differs, 2 for a usage error.
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 import type { BackendName } from '../../deviceApi.js';
 import { crossCheck, jobs, reportToJson } from '../../crosscheck/index.js';
 import type { CrossCheckReport, OutputReport } from '../../crosscheck/index.js';
 
 const BACKENDS: readonly BackendName[] = ['wasm', 'serial', 'webgpu'];
+/** The largest --size: 2^26 elements (256 MiB of f32) leaves room on the 1 GiB devices crossCheck opens. */
+const MAX_SIZE = 1 << 26;
 
 function fmt(v: unknown): string {
   if (v === undefined) return '—';
@@ -49,11 +51,10 @@ export const crosscheck: Command = {
     }
     const job = jobs.get(name);
     if (!job) throw new UsageError(`no job '${name}' (known: ${[...jobs.keys()].join(', ')})`);
-    const size = intOption(args.options, 'size', job.defaultSize);
-    const seed = intOption(args.options, 'seed', 1);
-    const examples = intOption(args.options, 'examples', 5);
-    if (!Number.isSafeInteger(size) || size < 0) throw new UsageError(`--size must be a non-negative integer, got ${size}`);
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be a non-negative integer, got ${seed}`);
+    // Checked before anything is generated: the devices have 1 GiB each.
+    const size = intOption(args.options, 'size', job.defaultSize, { min: 0, max: MAX_SIZE });
+    const seed = seedOption(args.options, 'seed') ?? 1;
+    const examples = intOption(args.options, 'examples', 5, { min: 0, max: 10_000 });
     const list = (stringOption(args.options, 'backends') ?? 'wasm,webgpu').split(',').map((s) => s.trim()).filter(Boolean);
     for (const b of list) if (!BACKENDS.includes(b as BackendName)) throw new UsageError(`unknown backend '${b}' (use ${BACKENDS.join(', ')})`);
     if (list.length < 2) throw new UsageError('--backends needs at least two backends');

@@ -1,7 +1,7 @@
 // `simt demo` (what `npm start` runs): the first kernels on built-in synthetic data, each
 // checked against an independent reference, with the throughput.
 import type { Command } from '../command.js';
-import { intOption } from '../args.js';
+import { intOption, seedOption, UsageError } from '../args.js';
 import { createDevice } from '../../device.js';
 import { deviceMax, deviceSum } from '../../ops/reduce.js';
 import { countModules } from '../../ops/countModules.js';
@@ -13,13 +13,18 @@ export const demo: Command = {
   summary: 'run vecMax, vecSum and countModules on synthetic data, checked against references',
   usage: 'simt demo [--n 16000000] [--digis 5000000] [--workers N] [--seed S] [--json]',
   async run(args, io) {
-    const n = intOption(args.options, 'n', 16_000_000);
-    const digis = intOption(args.options, 'digis', 5_000_000);
-    const seed = intOption(args.options, 'seed', 1);
-    const workers = args.options.workers === undefined ? undefined : intOption(args.options, 'workers', 1);
+    // Sizes are checked before any generation: the device holds n f32 and the digis' ids,
+    // module starts and cluster ids (6 bytes each) in at most 4 GiB.
+    const n = intOption(args.options, 'n', 16_000_000, { min: 1, max: 2 ** 29 });
+    const digis = intOption(args.options, 'digis', 5_000_000, { min: 1, max: 2 ** 28 });
+    if (n * 4 + digis * 6 + (64 << 20) > 4 * 2 ** 30 - 65536) {
+      throw new UsageError(`--n ${n} and --digis ${digis} need ${Math.ceil((n * 4 + digis * 6) / 2 ** 20)} MiB of device memory; at most 4 GiB minus 64 MiB`);
+    }
+    const seed = seedOption(args.options, 'seed') ?? 1;
+    const workers = args.options.workers === undefined ? undefined : intOption(args.options, 'workers', 1, { min: 1, max: 256 });
     const json = !!args.options.json;
     const records: Record<string, unknown>[] = [];
-    const dev = await createDevice({ workers, memoryBytes: Math.max(256 << 20, n * 4 + digis * 6 + (64 << 20)) });
+    const dev = await createDevice({ workers, memoryBytes: Math.ceil(Math.max(256 << 20, n * 4 + digis * 6 + (64 << 20)) / 65536) * 65536 });
     let ok = true;
     try {
       if (!json) io.out(`simt demo on the wasm backend, ${dev.workers} workers`);

@@ -1,7 +1,7 @@
 // `simt explore <job>`: runs a race-corpus job under many fine-grained schedules and groups
 // the outputs into distinct outcomes, each with its count and a schedule that reproduces it.
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 
 export const explore: Command = {
   name: 'explore',
@@ -19,6 +19,12 @@ export const explore: Command = {
     if (!job) throw new UsageError(`no job '${name}' (simt explore --list shows them)`);
     const replaySchedule = stringOption(args.options, 'replay');
     if (replaySchedule) {
+      try {
+        race.parseSchedule(replaySchedule);
+      } catch (e) {
+        if (e instanceof race.ScheduleFormatError) throw new UsageError(`--replay: ${e.message}`);
+        throw e;
+      }
       const r = await race.replay(job, replaySchedule);
       if (args.options.json) io.out(JSON.stringify({ job: job.name, schedule: replaySchedule, outputs: plain(r.outputs) }));
       else io.out(`${job.name} under ${replaySchedule}:\n  ${preview(r.outputs)}`);
@@ -26,10 +32,11 @@ export const explore: Command = {
     }
     const strategy = (stringOption(args.options, 'strategy') ?? 'random') as 'random' | 'pct' | 'exhaustive';
     if (!['random', 'pct', 'exhaustive'].includes(strategy)) throw new UsageError(`--strategy must be random, pct or exhaustive, got ${strategy}`);
-    const res = await race.explore(job, job.inputs(), {
-      schedules: intOption(args.options, 'schedules', 100), strategy, depth: intOption(args.options, 'depth', 3),
-      seed: intOption(args.options, 'seed', 1), untilDiffers: !!args.options['until-differs'],
-    });
+    const schedules = intOption(args.options, 'schedules', 100, { min: 1, max: 10_000_000 });
+    const depth = intOption(args.options, 'depth', 3, { min: 1, max: 1000 });
+    const seed = seedOption(args.options, 'seed') ?? 1;
+    if (seed + schedules > Number.MAX_SAFE_INTEGER) throw new UsageError(`--seed ${seed} + --schedules ${schedules} passes 2^53`);
+    const res = await race.explore(job, job.inputs(), { schedules, strategy, depth, seed, untilDiffers: !!args.options['until-differs'] });
     if (args.options.json) {
       io.out(JSON.stringify({
         job: res.job, strategy: res.strategy, runs: res.runs, exhausted: res.exhausted, ms: res.ms,

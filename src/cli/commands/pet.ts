@@ -1,11 +1,12 @@
 // `simt pet`: the PET job of seed 001 (convert → time sort → coincidences) on generated or
 // raw frames; outputs as .npy, a JSON summary on stdout, a progress bar on stderr (TTY only).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, numberOption, seedOption, stringOption, UsageError } from '../args.js';
 import { createDevice } from '../../device.js';
-import { readNpy, writeNpy, type NpyData } from '../../io/npy.js';
+import { writeNpy, type NpyData } from '../../io/npy.js';
+import { InputFileError, OutputFileError, OutputSet, inputFileSize, readInputFile, readJsonFile, readNpyFile } from '../files.js';
 import { DEFAULT_GEOMETRY, type PetGeometry } from '../../jobs/pet/geometry.js';
 import { generatePetData } from '../../jobs/pet/generate.js';
 import { petMemoryBytes, runPet, type PetTables } from '../../jobs/pet/run.js';
@@ -15,15 +16,17 @@ const USAGE = 'simt pet (--generate N [--seed S] | --input frames.bin --position
   '         [--geometry geometry.json] [--energy-window LOW,HIGH|none] [--window TICKS] [--out DIR]\n' +
   '         [--backend wasm|serial] [--workers N] [--schedule-seed S]';
 
+const TABLE_LIMIT = { bytes: 1 << 30, why: 'a table of more than 1 GiB does not fit the device' };
+
 function readTable(path: string, kind: 'u1' | 'f4'): Uint8Array | Float32Array {
-  const bytes = new Uint8Array(readFileSync(path));
   if (path.endsWith('.npy')) {
-    const a = readNpy(bytes);
-    if (a.dtype !== kind) throw new UsageError(`${path}: expected dtype ${kind}, got ${a.dtype}`);
+    const a = readNpyFile(path, TABLE_LIMIT);
+    if (a.dtype !== kind) throw new InputFileError(path, `expected dtype ${kind}, got ${a.dtype}`);
     return a.data as Uint8Array | Float32Array;
   }
+  const bytes = readInputFile(path, TABLE_LIMIT);
   if (kind === 'u1') return bytes;
-  if (bytes.length % 4 !== 0) throw new UsageError(`${path}: raw float32 table of ${bytes.length} bytes (not a multiple of 4)`);
+  if (bytes.length % 4 !== 0) throw new InputFileError(path, `raw float32 table of ${bytes.length} bytes (not a multiple of 4)`);
   const f = new Float32Array(bytes.length / 4);
   new Uint8Array(f.buffer).set(bytes);
   return f;
@@ -43,6 +46,12 @@ function progressBar(enabled: boolean): { update(stage: string, done: number, to
   };
 }
 
+const MAX_DEVICE_BYTES = 4 * 2 ** 30 - 65536;
+const OUTPUT_NAMES = [
+  'singles_crystal.npy', 'singles_energy.npy', 'singles_time.npy', 'sorted_crystal.npy', 'sorted_energy.npy', 'sorted_time.npy',
+  'pairs_index.npy', 'pairs_crystal.npy', 'pairs_energy.npy', 'pairs_time.npy',
+];
+
 const INPUT_ERRORS = new Set(['TruncatedFrameError', 'TableError', 'GeometryError', 'PetFrameError', 'CoincidenceOptionsError', 'PetOptionsError']);
 
 export const pet: Command = {
@@ -50,29 +59,14 @@ export const pet: Command = {
   summary: 'PET pipeline (seed 001): raw frames → singles → time sort → coincidence pairs',
   usage: USAGE,
   async run(args, io) {
+    // Every option, input size and output is checked before anything is read, generated or run.
     const o = args.options;
-    const generate = o.generate === undefined ? undefined : intOption(o, 'generate', 0);
     const input = stringOption(o, 'input');
-    if ((generate === undefined) === (input === undefined)) throw new UsageError('give exactly one of --generate N or --input frames.bin');
+    if ((o.generate === undefined) === (input === undefined)) throw new UsageError('give exactly one of --generate N or --input frames.bin');
     const geometryFile = stringOption(o, 'geometry');
-    let geometry: PetGeometry = geometryFile ? JSON.parse(readFileSync(geometryFile, 'utf8')) as PetGeometry : { ...DEFAULT_GEOMETRY };
-    let frames: Uint8Array;
-    let tables: PetTables;
     const posFile = stringOption(o, 'position-table');
     const energyFile = stringOption(o, 'energy-table');
-    if (generate !== undefined) {
-      if (!Number.isSafeInteger(generate) || generate < 0) throw new UsageError(`--generate needs a frame count >= 0, got ${generate}`);
-      const ds = generatePetData({ nFrames: generate, seed: intOption(o, 'seed', 1), geometry });
-      geometry = ds.geometry;
-      frames = ds.frames;
-      tables = { positionTable: ds.positionTable, energyTable: ds.energyTable };
-    } else {
-      if (!posFile || !energyFile) throw new UsageError('--input needs --position-table and --energy-table');
-      frames = new Uint8Array(readFileSync(input!));
-      tables = { positionTable: new Uint8Array(0), energyTable: new Float32Array(0) };
-    }
-    if (posFile) tables.positionTable = readTable(posFile, 'u1') as Uint8Array;
-    if (energyFile) tables.energyTable = readTable(energyFile, 'f4') as Float32Array;
+    if (input !== undefined && (!posFile || !energyFile)) throw new UsageError('--input needs --position-table and --energy-table');
     let energyWindow: [number, number] | null | undefined;
     const ew = stringOption(o, 'energy-window');
     if (ew === 'none') energyWindow = null;
@@ -81,13 +75,46 @@ export const pet: Command = {
       if (parts.length !== 2 || parts.some((x) => !Number.isFinite(x))) throw new UsageError(`--energy-window needs LOW,HIGH or none, got ${ew}`);
       energyWindow = [parts[0]!, parts[1]!];
     }
-    const window = o.window === undefined ? undefined : intOption(o, 'window', 0);
+    const window = o.window === undefined ? undefined : numberOption(o, 'window', 0, { min: 0 });
     const backend = (stringOption(o, 'backend') ?? 'wasm') as 'wasm' | 'serial';
     if (backend !== 'wasm' && backend !== 'serial') throw new UsageError(`--backend must be wasm or serial, got ${String(backend)}`);
-    const workers = o.workers === undefined ? undefined : intOption(o, 'workers', 1);
-    const scheduleSeed = o['schedule-seed'] === undefined ? undefined : intOption(o, 'schedule-seed', 0);
+    const workers = o.workers === undefined ? undefined : intOption(o, 'workers', 1, { min: 1, max: 256 });
+    const scheduleSeed = seedOption(o, 'schedule-seed');
+    const seed = seedOption(o, 'seed') ?? 1;
+    const outDir = stringOption(o, 'out');
+    const outputs = new OutputSet([input, posFile, energyFile, geometryFile].filter((p): p is string => p !== undefined), '--out');
+    if (outDir) {
+      try {
+        mkdirSync(outDir, { recursive: true });
+      } catch (e) {
+        throw new OutputFileError(outDir, `cannot create the output directory: ${(e as Error).message.split('\n')[0]}`);
+      }
+      for (const name of OUTPUT_NAMES) outputs.plan(join(outDir, name));
+    }
+    let geometry: PetGeometry = geometryFile ? readJsonFile(geometryFile) as PetGeometry : { ...DEFAULT_GEOMETRY };
+    const fits = (n: number): boolean => petMemoryBytes(n, geometry) + (64 << 20) <= MAX_DEVICE_BYTES;
+    let maxFrames = 0;
+    for (let step = 2 ** 30; step >= 1; step /= 2) if (fits(maxFrames + step)) maxFrames += step;
+    let frames: Uint8Array;
+    let tables: PetTables;
+    if (input === undefined) {
+      const generate = intOption(o, 'generate', 0, { min: 0, max: maxFrames });
+      const ds = generatePetData({ nFrames: generate, seed, geometry });
+      geometry = ds.geometry;
+      frames = ds.frames;
+      tables = { positionTable: ds.positionTable, energyTable: ds.energyTable };
+    } else {
+      const size = inputFileSize(input);
+      if (Math.floor(size / FRAME_BYTES) > maxFrames) {
+        throw new InputFileError(input, `${Math.floor(size / FRAME_BYTES)} frames do not fit a 4 GiB device (at most ${maxFrames} with this geometry)`);
+      }
+      frames = readInputFile(input);
+      tables = { positionTable: new Uint8Array(0), energyTable: new Float32Array(0) };
+    }
+    if (posFile) tables.positionTable = readTable(posFile, 'u1') as Uint8Array;
+    if (energyFile) tables.energyTable = readTable(energyFile, 'f4') as Float32Array;
     const nFrames = Math.floor(frames.length / FRAME_BYTES);
-    const memoryBytes = Math.min(4 * 2 ** 30 - 65536, Math.ceil((petMemoryBytes(nFrames, geometry) + (64 << 20)) / 65536) * 65536);
+    const memoryBytes = Math.ceil((petMemoryBytes(nFrames, geometry) + (64 << 20)) / 65536) * 65536;
     const dev = await createDevice({ backend, workers, memoryBytes, seed: scheduleSeed });
     const bar = progressBar(!!process.stderr.isTTY && nFrames >= 1 << 20);
     try {
@@ -100,13 +127,11 @@ export const pet: Command = {
         throw e;
       }
       bar.end();
-      const outDir = stringOption(o, 'out');
       const written: string[] = [];
       if (outDir) {
-        mkdirSync(outDir, { recursive: true });
         const put = (name: string, data: NpyData, shape?: number[]) => {
           const p = join(outDir, name);
-          writeFileSync(p, writeNpy(data, shape));
+          outputs.put(p, writeNpy(data, shape));
           written.push(p);
         };
         const interleave = <T extends Uint32Array | Float32Array | Float64Array>(a: T, b: T): T => {
@@ -121,6 +146,7 @@ export const pet: Command = {
         put('pairs_crystal.npy', interleave(r.pairs.crystal0, r.pairs.crystal1), [P, 2]);
         put('pairs_energy.npy', interleave(r.pairs.energy0, r.pairs.energy1), [P, 2]);
         put('pairs_time.npy', interleave(r.pairs.time0, r.pairs.time1), [P, 2]);
+        outputs.commit();
       }
       const round = (x: number) => Math.round(x * 100) / 100;
       io.out(JSON.stringify({

@@ -1,61 +1,77 @@
 // `simt pixel`: CMS pixel clustering (countModules, findClus, clusterChargeCut) on a
 // SiPixelDigisCUDASOAView store dump or a synthetic event.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 import { createDevice } from '../../device.js';
 import { writeNpy } from '../../io/npy.js';
 import { generatePixelEvent } from '../../jobs/pixel/generate.js';
 import { soaLayout } from '../../jobs/pixel/soa.js';
 import { pixelClustering } from '../../jobs/pixel/run.js';
 import { progressBar } from '../progress.js';
+import { OutputSet, readInputFile } from '../files.js';
+
+const MODULES = 1856;
+/** About this many digis per active module at the generator's default 6 clusters per module. */
+const DIGIS_PER_MODULE = 34;
+const MAX_CLUSTERS_PER_MODULE = 500;
+/** The largest event --generate makes: every module active, 500 clusters each (≈ 3.7 M digis). */
+const MAX_GENERATE = Math.floor(MODULES * DIGIS_PER_MODULE * (MAX_CLUSTERS_PER_MODULE / 6));
+const MAX_MIB = 4096;
+const OUTPUTS = ['clusterId.npy', 'moduleInd.npy', 'nClustersInModule.npy', 'moduleId.npy', 'moduleStart.npy', 'store.bin'];
 
 export const pixelCommand: Command = {
   name: 'pixel',
   summary: 'CMS pixel clustering on a SoA digi store: countModules, findClus, charge cut',
   usage: 'simt pixel (<store.bin> --max-fed-words M [--n N] | --generate N [--seed S]) [--out-dir DIR] ' +
-    '[--no-charge-cut] [--backend wasm|serial] [--device-seed S]',
+    '[--no-charge-cut] [--backend wasm|serial] [--device-seed S] [--verbose]',
   async run(args, io) {
+    // Every option and every output is checked before anything is read, generated or run.
+    const backend = (stringOption(args.options, 'backend') ?? 'wasm') as 'wasm' | 'serial';
+    if (backend !== 'wasm' && backend !== 'serial') throw new UsageError(`--backend must be wasm or serial, got ${String(backend)}`);
+    const deviceSeed = seedOption(args.options, 'device-seed');
+    const generate = args.options.generate !== undefined;
+    const path = generate ? undefined : args.positionals[0];
+    if (!generate && !path) throw new UsageError('give a store dump or --generate N');
+    const dir = stringOption(args.options, 'out-dir');
+    const outputs = new OutputSet(path ? [path] : [], '--out-dir');
+    if (dir) for (const name of OUTPUTS) outputs.plan(join(dir, name));
     const progress = progressBar(4);
     progress.step('input');
     let input: Parameters<typeof pixelClustering>[1];
     let source: string;
     let n: number;
-    if (args.options.generate !== undefined) {
-      const want = intOption(args.options, 'generate', 0);
-      const seed = intOption(args.options, 'seed', 1);
-      // about 34 digis per active module with the default event shape
-      const ev = generatePixelEvent({ seed, activeModules: Math.max(1, Math.min(1856, Math.round(want / 34))) });
+    if (generate) {
+      const want = intOption(args.options, 'generate', 0, { min: 1, max: MAX_GENERATE });
+      const seed = seedOption(args.options, 'seed') ?? 1;
+      // About 34 digis per active module with the default event shape; past every module
+      // active, more clusters per module.
+      const activeModules = Math.max(1, Math.min(MODULES, Math.round(want / DIGIS_PER_MODULE)));
+      const clustersPerModule = want > MODULES * DIGIS_PER_MODULE ? Math.min(MAX_CLUSTERS_PER_MODULE, 6 * want / (MODULES * DIGIS_PER_MODULE)) : undefined;
+      const ev = generatePixelEvent({ seed, activeModules, ...(clustersPerModule !== undefined ? { clustersPerModule } : {}) });
       input = ev;
       n = ev.n;
       source = `generated (${ev.n} digis, seed=${seed})`;
     } else {
-      const path = args.positionals[0];
-      if (!path) throw new UsageError('give a store dump or --generate N');
-      const bytes = new Uint8Array(readFileSync(path));
-      const max = args.options['max-fed-words'] === undefined ? bytes.length / 20 : intOption(args.options, 'max-fed-words', 0);
+      const maxWords = args.options['max-fed-words'] === undefined ? undefined : intOption(args.options, 'max-fed-words', 0, { min: 0, max: 2 ** 26 });
+      const bytes = readInputFile(path!, { bytes: (MAX_MIB << 20) / 2, why: `a store of more than ${MAX_MIB / 2} MiB does not fit the device` });
+      const max = maxWords ?? bytes.length / 20;
       if (!Number.isInteger(max) || soaLayout(max).totalBytes !== bytes.length) {
         throw new UsageError(`${path}: ${bytes.length} bytes is not a store for --max-fed-words ${max} (needs 20 × roundFor128ByteAlignment(M) bytes)`);
       }
-      n = intOption(args.options, 'n', max);
+      n = intOption(args.options, 'n', max, { min: 0, max });
       input = { bytes, maxFedWords: max, n };
-      source = path;
+      source = path!;
     }
-    const backend = (stringOption(args.options, 'backend') ?? 'wasm') as 'wasm' | 'serial';
-    const deviceSeed = args.options['device-seed'] === undefined ? undefined : intOption(args.options, 'device-seed', 0);
-    const dev = await createDevice({ backend, seed: deviceSeed, memoryBytes: Math.min(4096, Math.max(256, Math.ceil((n * 24 + (64 << 20)) / 2 ** 20))) * 2 ** 20 });
+    const dev = await createDevice({ backend, seed: deviceSeed, memoryBytes: Math.min(MAX_MIB, Math.max(256, Math.ceil((n * 24 + (64 << 20)) / 2 ** 20))) * 2 ** 20 });
     try {
       progress.step('cluster');
       const r = await pixelClustering(dev, input, { chargeCut: !args.options['no-charge-cut'] });
       progress.step('write');
-      const dir = stringOption(args.options, 'out-dir');
       if (dir) {
-        writeFileSync(`${dir}/clusterId.npy`, writeNpy(r.clusterId));
-        writeFileSync(`${dir}/moduleInd.npy`, writeNpy(r.id));
-        writeFileSync(`${dir}/nClustersInModule.npy`, writeNpy(r.nClustersInModule));
-        writeFileSync(`${dir}/moduleId.npy`, writeNpy(r.moduleId));
-        writeFileSync(`${dir}/moduleStart.npy`, writeNpy(r.moduleStarts));
-        writeFileSync(`${dir}/store.bin`, r.storeBytes);
+        const contents = [writeNpy(r.clusterId), writeNpy(r.id), writeNpy(r.nClustersInModule), writeNpy(r.moduleId), writeNpy(r.moduleStarts), r.storeBytes];
+        OUTPUTS.forEach((name, k) => outputs.put(join(dir, name), contents[k]!));
+        outputs.commit();
       }
       progress.done();
       let clusters = 0;

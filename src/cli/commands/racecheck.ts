@@ -10,7 +10,7 @@ export const racecheck: Command = {
   usage: 'simt racecheck <job> [--schedules N] [--json] | simt racecheck --corpus [--json]',
   async run(args, io) {
     const race = await import('../../race/index.js');
-    const schedules = intOption(args.options, 'schedules', 4);
+    const schedules = intOption(args.options, 'schedules', 4, { min: 1, max: 100_000 });
     const json = !!args.options.json;
     if (args.options.corpus) {
       const session = await race.RaceSession.open();

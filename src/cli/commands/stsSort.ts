@@ -1,23 +1,31 @@
 // `simt sts-sort`: sorts CBM STS digis (seed 004) by (channel, time) on the device.
-import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from '../command.js';
-import { intOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 import { createDevice } from '../../device.js';
-import { readNpy, writeNpy } from '../../io/npy.js';
+import { writeNpy } from '../../io/npy.js';
 import { stsDigisForBench, MAX_BENCH_STS_CHANNELS } from '../../data/synthetic.js';
 import { stsSort, STS_SORT_METHODS, type StsSortMethod } from '../../jobs/sts/run.js';
 import { progressBar } from '../progress.js';
+import { InputFileError, OutputSet, readInputFile, readNpyFile } from '../files.js';
+
+const MAX_MIB = 4096;
+const RESERVE = 64 << 20;
+/** Device bytes a sort of n digis over `channels` channels needs (the command sizes its device by it). */
+const deviceBytes = (n: number, channels: number): number => n * 40 + channels * 64 + RESERVE;
 
 /** (channel, time) words from a .npy ([n, 2] or [2n] of u4) or a raw little-endian u32 file. */
-function readDigis(path: string): Uint32Array {
-  const bytes = readFileSync(path);
+function readDigis(path: string, channels: number): Uint32Array {
+  const maxBytes = { bytes: Math.floor((MAX_MIB * 2 ** 20 - deviceBytes(0, channels)) / 40) * 8 + 4096, why: `the digis would not fit a ${MAX_MIB} MiB device` };
   if (path.endsWith('.npy')) {
-    const a = readNpy(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    if (a.dtype !== 'u4' && a.dtype !== 'i4') throw new UsageError(`${path}: expected u4 digis, got ${a.dtype}`);
-    if (!(a.shape.length === 2 && a.shape[1] === 2) && a.shape.length !== 1) throw new UsageError(`${path}: expected shape [n, 2] or [2n], got [${a.shape.join(', ')}]`);
+    const a = readNpyFile(path, maxBytes);
+    if (a.dtype !== 'u4' && a.dtype !== 'i4') throw new InputFileError(path, `expected u4 digis, got ${a.dtype}`);
+    if (!(a.shape.length === 2 && a.shape[1] === 2) && !(a.shape.length === 1 && a.shape[0]! % 2 === 0)) {
+      throw new InputFileError(path, `expected shape [n, 2] or [2n], got [${a.shape.join(', ')}]`);
+    }
     return new Uint32Array(a.data.buffer, a.data.byteOffset, a.data.length);
   }
-  if (bytes.byteLength % 8 !== 0) throw new UsageError(`${path}: a raw digi file is n × 8 bytes (u32 channel, u32 time), got ${bytes.byteLength}`);
+  const bytes = readInputFile(path, maxBytes);
+  if (bytes.byteLength % 8 !== 0) throw new InputFileError(path, `a raw digi file is n × 8 bytes (u32 channel, u32 time), got ${bytes.byteLength}`);
   return new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
@@ -25,32 +33,39 @@ export const stsSortCommand: Command = {
   name: 'sts-sort',
   summary: 'sort CBM STS digis by (channel, time): counting sorts, natural merge sort, key sort',
   usage: 'simt sts-sort (<digis.npy|digis.bin> | --generate N [--seed S]) --channels K [--method chunked|atomic|local|merge|key] ' +
-    '[--out sorted.npy|sorted.bin] [--backend wasm|serial] [--device-seed S] [--memory MiB]',
+    '[--out sorted.npy|sorted.bin] [--backend wasm|serial] [--device-seed S] [--memory MiB] [--verbose]',
   async run(args, io) {
+    // Every option is checked before anything is read, generated or allocated.
     const method = (stringOption(args.options, 'method') ?? 'chunked') as StsSortMethod;
     if (!STS_SORT_METHODS.includes(method)) throw new UsageError(`--method must be one of ${STS_SORT_METHODS.join(', ')}`);
-    const channels = intOption(args.options, 'channels', 1024);
+    const generate = args.options.generate !== undefined;
+    const channels = intOption(args.options, 'channels', 1024, { min: 1, max: generate ? MAX_BENCH_STS_CHANNELS : 2 ** 24 });
+    const backend = (stringOption(args.options, 'backend') ?? 'wasm') as 'wasm' | 'serial';
+    if (backend !== 'wasm' && backend !== 'serial') throw new UsageError(`--backend must be wasm or serial, got ${String(backend)}`);
+    const deviceSeed = seedOption(args.options, 'device-seed');
+    const maxN = Math.floor((MAX_MIB * 2 ** 20 - deviceBytes(0, channels)) / 40);
+    const path = generate ? undefined : args.positionals[0];
+    if (!generate && !path) throw new UsageError('give an input file or --generate N');
+    const out = stringOption(args.options, 'out');
+    const outputs = new OutputSet(path ? [path] : [], '--out');
+    if (out) outputs.plan(out);
     const progress = progressBar(4);
     progress.step('input');
     let words: Uint32Array;
     let source: string;
-    if (args.options.generate !== undefined) {
-      const n = intOption(args.options, 'generate', 0);
-      const seed = intOption(args.options, 'seed', 1);
-      if (channels > MAX_BENCH_STS_CHANNELS) throw new UsageError(`--generate supports at most ${MAX_BENCH_STS_CHANNELS} channels`);
+    if (generate) {
+      const n = intOption(args.options, 'generate', 0, { min: 0, max: maxN });
+      const seed = seedOption(args.options, 'seed') ?? 1;
       words = stsDigisForBench(n, channels, seed);
       source = `generated (n=${n}, seed=${seed})`;
     } else {
-      const path = args.positionals[0];
-      if (!path) throw new UsageError('give an input file or --generate N');
-      words = readDigis(path);
-      source = path;
+      words = readDigis(path!, channels);
+      source = path!;
     }
     const n = words.length / 2;
-    const backend = (stringOption(args.options, 'backend') ?? 'wasm') as 'wasm' | 'serial';
-    const memoryMiB = intOption(args.options, 'memory', Math.max(256, Math.ceil((n * 40 + channels * 64 + (64 << 20)) / 2 ** 20)));
-    const deviceSeed = args.options['device-seed'] === undefined ? undefined : intOption(args.options, 'device-seed', 0);
-    const dev = await createDevice({ backend, memoryBytes: Math.min(4096, memoryMiB) * 2 ** 20, seed: deviceSeed });
+    const need = Math.ceil(deviceBytes(n, channels) / 2 ** 20);
+    const memoryMiB = intOption(args.options, 'memory', Math.max(256, need), { min: 1, max: MAX_MIB });
+    const dev = await createDevice({ backend, memoryBytes: memoryMiB * 2 ** 20, seed: deviceSeed });
     try {
       progress.step('upload');
       const input = await dev.upload('u32', words);
@@ -60,12 +75,25 @@ export const stsSortCommand: Command = {
       r.device!.free();
       input.free();
       progress.step('write');
-      const out = stringOption(args.options, 'out');
-      if (out) writeFileSync(out, out.endsWith('.npy') ? writeNpy(sorted, [n, 2]) : new Uint8Array(sorted.buffer));
       let ordered = true;
+      let broken = -1;
       for (let i = 2; i < sorted.length && ordered; i += 2) {
         const c0 = sorted[i - 2]!, c1 = sorted[i]!;
         ordered = c0 < c1 || (c0 === c1 && (!r.timeOrdered || sorted[i - 1]! <= sorted[i + 1]!));
+        if (!ordered) broken = i / 2;
+      }
+      if (!ordered) {
+        progress.done();
+        // The counting sorts keep each channel's arrival order: sorted by time only when each
+        // channel arrives time-ordered. Say so, and write nothing.
+        io.err(`simt sts-sort: ${source}: the output of --method ${method} is not sorted by (channel, time) at digi ${broken} ` +
+          `(channel ${sorted[2 * broken]}): the input's channels do not arrive time-ordered, which ${method} needs; ` +
+          `use --method merge or key${out ? `; ${out} was not written` : ''}`);
+        return 1;
+      }
+      if (out) {
+        outputs.put(out, out.endsWith('.npy') ? writeNpy(sorted, [n, 2]) : new Uint8Array(sorted.buffer));
+        outputs.commit();
       }
       progress.done();
       io.out(JSON.stringify({
@@ -73,7 +101,7 @@ export const stsSortCommand: Command = {
         digisPerSec: n / (r.ms / 1000), timeOrdered: r.timeOrdered, sorted: ordered, runs: r.runs, rounds: r.rounds,
         launches: r.launches.length, out: out ?? null, deviceSeed: dev.seed,
       }));
-      return ordered ? 0 : 1;
+      return 0;
     } finally {
       await dev.destroy();
     }
