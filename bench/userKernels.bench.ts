@@ -4,7 +4,9 @@
 //     blocks over OpenMP threads, a loop over the block's threads between barriers), with as many
 //     threads as simt has workers;
 //   - js: a plain single-threaded loop computing the same result (bench/userKernelsJs.ts).
-// Every simt and native result is checked against the JS result before it is recorded.
+// Every simt and native result is checked against the JS result before it is recorded. What a
+// kernel accumulates into (bins, the sum, moduleStart[0]) is zeroed before each run: untimed in
+// C, inside the timing for simt (a host-side fill of at most 1 KiB, as the core suite does).
 //
 // Launch shapes, the same for simt and native C:
 //   histogram, shuffleSum, vecMaxGeneric, countModulesGeneric: block 1024, grid = ceil(n / 4096)
@@ -13,8 +15,9 @@
 // Why 4 per thread: a CPU runs a block's threads one after the other, so a block needs enough
 // work to amortise its fixed part (256 bins zeroed and merged by 256 global atomics, VecMax's
 // tree); but with the thread loop outermost each grid-stride read of a thread is its own cache
-// line, which the next threads of the block must still find in L1: past ~8 per thread native C
-// slows down 2-5x. A worker takes chunks of consecutive blocks, so it reads 4 contiguous runs.
+// line, which the next threads of the block must still find in L1: at 16..256 per thread native C
+// ran 2-9x slower than at 4 (16M elements, 2 threads). A worker takes chunks of consecutive
+// blocks, so it reads 4 contiguous runs of memory.
 import { createDevice, type Device, type DeviceOptions } from '../src/device.js';
 import type { Kernel } from '../src/kernel.js';
 import type { LaunchConfig } from '../src/deviceApi.js';
