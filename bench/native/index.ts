@@ -22,6 +22,8 @@ export const NATIVE_PROGRAMS: Record<string, { source: string; deps: string[] }>
   sts: { source: 'sts.c', deps: ['simt_data.h'] },
   /** PET pipeline (seed 001); reads its frames and tables from files (bench/pet.bench.ts). */
   pet: { source: 'pet.c', deps: [] },
+  /** The user-kernels suite: five CUDA kernels translated MCUDA-style (bench/userKernels.bench.ts). */
+  userkernels: { source: 'userkernels.c', deps: ['simt_data.h'] },
 };
 
 /** Benchmark name (the JSON `name`) → program and the extra arguments selecting the kernel. */
@@ -30,6 +32,11 @@ export const NATIVE_KERNELS: Record<string, { program: string; args: string[] }>
   vecSum: { program: 'vecmax', args: ['--kernel', 'sum'] },
   countModules: { program: 'countmodules', args: [] },
   stsSortByChannel: { program: 'sts', args: [] },
+  histogram: { program: 'userkernels', args: ['--kernel', 'histogram'] },
+  transpose: { program: 'userkernels', args: ['--kernel', 'transpose'] },
+  shuffleSum: { program: 'userkernels', args: ['--kernel', 'shuffleSum'] },
+  vecMaxGeneric: { program: 'userkernels', args: ['--kernel', 'vecMaxGeneric'] },
+  countModulesGeneric: { program: 'userkernels', args: ['--kernel', 'countModulesGeneric'] },
 };
 
 /** Flag sets tried in order: the first one the compiler accepts is used. */
@@ -80,7 +87,7 @@ export interface NativeResult {
   bytes: number;
   /** Time to generate the input (not part of msMedian). */
   genMs: number;
-  /** Max value (vecMax), sum (vecSum), module count `moduleStart[0]` (countModules). */
+  /** Max value (vecMax), sum (vecSum), module count `moduleStart[0]` (countModules); the user kernels: see userkernels.c. */
   result: number;
   /** Word-wise FNV-1a checksum of the whole input: compare with `checksum32` of the TS data. */
   checksum: number;
@@ -225,7 +232,8 @@ export async function runNativeProgram(
 
 /**
  * Runs the native reference of benchmark `name` (a key of {@link NATIVE_KERNELS}: `vecMax`,
- * `vecSum`, `countModules`, `stsSortByChannel`) and returns its JSON result. Builds first if needed;
+ * `vecSum`, `countModules`, `stsSortByChannel`, the user-kernels `histogram`, `transpose`,
+ * `shuffleSum`, `vecMaxGeneric`, `countModulesGeneric`) and returns its JSON result. Builds first if needed;
  * rejects if the program is unavailable or fails.
  */
 export async function runNative(name: string, opts: NativeRunOptions): Promise<NativeResult> {
