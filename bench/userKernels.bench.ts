@@ -18,6 +18,8 @@
 // line, which the next threads of the block must still find in L1: at 16..256 per thread native C
 // ran 2-9x slower than at 4 (16M elements, 2 threads). A worker takes chunks of consecutive
 // blocks, so it reads 4 contiguous runs of memory.
+import { compileKernelFiles } from '../src/compiler/index.js';
+import type { KernelModule } from '../src/kernelModule.js';
 import { createDevice, type Device, type DeviceOptions } from '../src/device.js';
 import type { Kernel } from '../src/kernel.js';
 import type { LaunchConfig } from '../src/deviceApi.js';
@@ -48,9 +50,6 @@ const SOURCES = {
 } as const;
 type Name = keyof typeof SOURCES;
 
-/** The part of the kernel compiler's API (src/compiler/index.ts) this suite uses. */
-interface KernelModule { kernels: Record<string, Kernel> }
-type CompileKernelFiles = (paths: string[], options?: object) => Promise<KernelModule>;
 
 /** simt's side: the device and the compiled kernels, by benchmark name (a missing one did not compile). */
 interface Simt { dev: Device; kernels: Partial<Record<Name, Kernel>> }
@@ -84,22 +83,11 @@ function gridFor(n: number): number {
 
 /** Compiles each kernel file on its own (one that fails does not take the others down) and opens a device on them. */
 async function openSimt(ctx: BenchContext, memoryBytes: number): Promise<Simt | undefined> {
-  let compile: CompileKernelFiles;
-  try {
-    // A computed path: the compiler is written alongside this suite, which must type-check and run
-    // its other implementations without it.
-    const path = '../src/compiler/index.js';
-    ({ compileKernelFiles: compile } = (await import(path)) as { compileKernelFiles: CompileKernelFiles });
-    if (typeof compile !== 'function') throw new Error('src/compiler/index.js exports no compileKernelFiles');
-  } catch (e) {
-    ctx.log(`user-kernels: simt-wasm skipped: the kernel compiler did not load: ${message(e)}`);
-    return undefined;
-  }
   const modules: KernelModule[] = [];
   const kernels: Partial<Record<Name, Kernel>> = {};
   for (const [name, src] of Object.entries(SOURCES) as [Name, (typeof SOURCES)[Name]][]) {
     try {
-      const mod = await compile([src.file]);
+      const mod = await compileKernelFiles([src.file]);
       const k = mod.kernels[src.kernel];
       if (!k) throw new Error(`no kernel ${src.kernel} in it (has: ${Object.keys(mod.kernels).join(', ')})`);
       modules.push(mod);
@@ -109,14 +97,7 @@ async function openSimt(ctx: BenchContext, memoryBytes: number): Promise<Simt | 
     }
   }
   if (modules.length === 0) return undefined;
-  try {
-    // `modules` is the compiler's device option (not in DeviceOptions until it lands).
-    const create = createDevice as unknown as (o: DeviceOptions & { modules: KernelModule[] }) => Promise<Device>;
-    return { dev: await create({ memoryBytes, modules }), kernels };
-  } catch (e) {
-    ctx.log(`user-kernels: simt-wasm skipped: no device for the compiled kernels: ${message(e)}`);
-    return undefined;
-  }
+  return { dev: await createDevice({ memoryBytes, modules }), kernels };
 }
 
 /** Runs `fn` and logs (instead of throwing) why an implementation was skipped, so the others still run. */
