@@ -544,7 +544,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       const args = n.args as AstNode[];
       if (name in ATOMICS) { this.sb.push(this.atomic(n, name, args)); return; }
       if (SHARED_DECLS.has(name)) fail(n, `${name} declares a shared array: write \`const s = ${name}<T>(…)\` at the kernel's top level`);
-      if (isCollectiveName(name)) {
+      if (isCollective(name)) {
         if (ctx.mode !== 'fine') fail(n, `${name} here is not supported: call it as a statement of the kernel, or in an expression statement, declaration or condition at the kernel's level (not nested in another warp operation or device function)`);
         this.sb.push(this.fineCollective(n, name, args));
         return;
@@ -582,7 +582,6 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       const elem = d.array!.elem;
       if (spec.u32only && elem !== 'u32') fail(n, `${name} works on u32 arrays (CUDA: unsigned int*), '${d.name}' is ${elem}[]`);
       if (spec.integerOnly && (elem === 'f32' || elem === 'f64')) fail(n, `${name} needs an integer array, '${d.name}' is ${elem}[]`);
-      if (elem.length === 2 && elem !== 'u8' && elem !== 'i8') { /* 16-bit */ }
       if (['i8', 'u8', 'i16', 'u16'].includes(elem)) fail(n, `${name} on ${elem}[]: CUDA atomics are 32 or 64 bits wide`);
       const site = fe.site(n, fn.file, `${name} on ${d.array!.space === 'shared' ? '__shared__ ' : ''}${d.name}[]`);
       const operands = args.slice(2).map((a) => `<${spec.u32only ? 'u32' : elem}>(${this.text(a)})`).join(', ');
@@ -634,7 +633,6 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
 
 const EXIT_SLOT_EXPR = '__EXIT_SLOT__';
 
-function isCollectiveName(name: string): boolean { return isCollective(name); }
 
 function elemBytes(t: string): number {
   return ({ i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, f32: 4, i64: 8, u64: 8, f64: 8 } as Record<string, number>)[t] ?? 4;
@@ -825,7 +823,7 @@ class KernelCompiler {
     if (this.hasReturn) this.exitSlot = this.newSlot(fn.node);
     const items = this.blockList((fn.node.body as AstNode).statements);
     this.regions.forEach((r, k) => { r.id = k; });
-    this.classify(items);
+    this.classify();
     const regionFns = this.regions.map((r) => this.regionFunction(r));
     const params = this.paramList();
     const args = this.argList();
@@ -1036,7 +1034,7 @@ class KernelCompiler {
       case NK.Block: for (const c of s.statements) this.blockStatement(c, items); return;
       case NK.If: {
         if (!this.hasCollective(s.ifTrue) && !(s.ifFalse && this.hasCollective(s.ifFalse))) { this.headCollectives(s, [s.condition], items); return; }
-        const cond = this.cond(s.condition, items, s);
+        const cond = this.cond(s.condition, s);
         this.cut(items);
         items.push({ k: 'if', cond, then: this.blockList(listOf(s.ifTrue)), else: s.ifFalse ? this.blockList(listOf(s.ifFalse)) : [] });
         return;
@@ -1045,18 +1043,14 @@ class KernelCompiler {
         this.checkNoJumps(s);
         if (s.kind === NK.For && s.initializer) this.blockStatement(s.initializer, items);
         this.cut(items);
-        const condAt: Item[] = [];
-        const cond = s.condition ? this.cond(s.condition, condAt, s) : null;
-        this.cut(condAt);
+        const cond = s.condition ? this.cond(s.condition, s) : null;
         const body = this.blockList(listOf(s.body));
         const update: Item[] = [];
         if (s.kind === NK.For && s.incrementor) {
           this.blockStatement({ kind: NK.Expression, expression: s.incrementor, range: s.incrementor.range } as AstNode, update);
           this.cut(update);
         }
-        const loopCond: Cond | null = cond && 'items' in cond ? { ...cond, items: [...condAt, ...cond.items] } : cond;
-        if (cond && 'uniform' in cond && condAt.length) items.push(...condAt);
-        items.push({ k: 'loop', cond: loopCond, body, update, condFirst: s.kind !== NK.Do });
+        items.push({ k: 'loop', cond, body, update, condFirst: s.kind !== NK.Do });
         return;
       }
       default:
@@ -1110,7 +1104,7 @@ class KernelCompiler {
   private mentionsThread: ((e: AstNode | null) => boolean) | undefined;
 
   /** A condition of a block-level if/loop: uniform as written, or evaluated per thread and checked. */
-  private cond(e: AstNode, items: Item[], construct: AstNode): Cond {
+  private cond(e: AstNode, construct: AstNode): Cond {
     if (!this.hasCollective(e) && this.isUniform(e)) return { uniform: e };
     if (this.threadDependent(e)) {
       this.fail(e, `a barrier or warp operation under thread-dependent control flow: \`${textOf(e)}\` depends on threadIdx, ` +
@@ -1125,7 +1119,6 @@ class KernelCompiler {
     this.cut(condItems);
     this.current = saved;
     const site = this.fe.site(construct, this.fn.file, `condition of a ${construct.kind === NK.If ? 'if' : 'loop'} with a barrier`);
-    void items;
     return { items: condItems, slot: this.fixedSlots.cond, site, node: e };
   }
 
@@ -1187,7 +1180,7 @@ class KernelCompiler {
 
   // --- classification of per-thread values ----------------------------------------------------
 
-  private classify(items: Item[]): void {
+  private classify(): void {
     // Which regions mention each declaration (block-level items mention only uniform values).
     for (const r of this.regions) {
       for (const p of r.parts) {
@@ -1197,7 +1190,6 @@ class KernelCompiler {
       }
       for (const call of r.replace.keys()) walk(call, (n) => { if (n.kind === NK.Identifier) { const d = this.fn.refs.get(n); if (d) d.regions.add(r.id); } });
     }
-    void items;
     for (const d of this.fn.decls) {
       if (d.param || d.array || d.cls === 'uniform') continue;
       if (d.isConst && d.node?.initializer && this.isRematerializable(d.node.initializer, new Set([d]))) { d.cls = 'remat'; continue; }
