@@ -19,7 +19,12 @@ let trapArray: i32 = 0;     // array id (module metadata) or the site of the div
 let trapIndex: i64 = 0;
 let trapLength: i32 = 0;
 let trapSite: i32 = 0;
-/** Linear index of the thread the block function is running (set by the thread loops). */
+let trapThread: i32 = 0;
+/**
+ * Linear index of the thread the block function is running, for device functions' traps: the
+ * thread loops set it only in modules with device functions (a kernel's own accesses pass
+ * their thread to the check instead, so its loops store nothing per thread).
+ */
 export let __thread: i32 = 0;
 
 export function __trapKind(): i32 { return trapKind; }
@@ -27,25 +32,25 @@ export function __trapArray(): i32 { return trapArray; }
 export function __trapIndex(): f64 { return <f64>trapIndex; }
 export function __trapLength(): i32 { return trapLength; }
 export function __trapSite(): i32 { return trapSite; }
-export function __trapThread(): i32 { return __thread; }
+export function __trapThread(): i32 { return trapThread; }
 export function __trapClear(): void { trapKind = 0; }
 
 // @ts-ignore: decorator
 @inline export function __setThread(t: i32): void { __thread = t; }
 
-function outOfBounds(array: i32, index: i64, length: i32, site: i32): void {
-  trapKind = 1; trapArray = array; trapIndex = index; trapLength = length; trapSite = site;
+function outOfBounds(array: i32, index: i64, length: i32, site: i32, thread: i32): void {
+  trapKind = 1; trapArray = array; trapIndex = index; trapLength = length; trapSite = site; trapThread = thread;
   unreachable();
 }
 
-function divergent(site: i32): void {
-  trapKind = 2; trapArray = 0; trapSite = site;
+function divergent(site: i32, thread: i32): void {
+  trapKind = 2; trapArray = 0; trapSite = site; trapThread = thread;
   unreachable();
 }
 
 // @ts-ignore: decorator
-@inline function check(len: i32, i: i64, array: i32, site: i32): void {
-  if (<u64>i >= <u64><u32>len) outOfBounds(array, i, len, site);
+@inline function check(len: i32, i: i64, array: i32, site: i32, thread: i32): void {
+  if (<u64>i >= <u64><u32>len) outOfBounds(array, i, len, site, thread);
 }
 
 // @ts-ignore: decorator
@@ -55,26 +60,26 @@ function divergent(site: i32): void {
 
 /** a[i] with a bounds check (array id and site name it in the trap). */
 // @ts-ignore: decorator
-@inline export function __ld<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T {
-  check(len, i, array, site);
+@inline export function __ld<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread);
   return load<T>(at<T>(base, i));
 }
 
 /** a[i] = v with a bounds check. */
 // @ts-ignore: decorator
-@inline export function __st<T>(base: usize, len: i32, i: i64, array: i32, site: i32, v: T): void {
-  check(len, i, array, site);
+@inline export function __st<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32, v: T): void {
+  check(len, i, array, site, thread);
   store<T>(at<T>(base, i), v);
 }
 
 /** a[i] without the check (the `unchecked` build option). */
 // @ts-ignore: decorator
-@inline export function __ldu<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T {
+@inline export function __ldu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32): T {
   return load<T>(at<T>(base, i));
 }
 
 // @ts-ignore: decorator
-@inline export function __stu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, v: T): void {
+@inline export function __stu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32, v: T): void {
   store<T>(at<T>(base, i), v);
 }
 
@@ -83,70 +88,70 @@ function divergent(site: i32): void {
 
 // One function per CUDA atomic: (array, index, operands). `shared` is a literal at each call.
 // @ts-ignore: decorator
-@inline export function __atomicAdd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicAdd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); store<T>(p, old + v); return old; }
   return atomics.atomicAdd<T>(p, v);
 }
 // @ts-ignore: decorator
-@inline export function __atomicSub<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicSub<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); store<T>(p, old - v); return old; }
   return atomics.atomicSub<T>(p, v);
 }
 // @ts-ignore: decorator
-@inline export function __atomicExch<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicExch<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); store<T>(p, v); return old; }
   return atomics.atomicExch<T>(p, v);
 }
 // @ts-ignore: decorator
-@inline export function __atomicMin<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicMin<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); if (v < old || (isFloat<T>() && old != old && v == v)) store<T>(p, v); return old; }
   return atomics.atomicMin<T>(p, v);
 }
 // @ts-ignore: decorator
-@inline export function __atomicMax<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicMax<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); if (v > old || (isFloat<T>() && old != old && v == v)) store<T>(p, v); return old; }
   return atomics.atomicMax<T>(p, v);
 }
 /** atomicInc (u32): old >= val ? 0 : old + 1 — wraps, as CUDA does. */
 // @ts-ignore: decorator
-@inline export function __atomicInc<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32): u32 {
-  check(len, i, array, site); const p = at<u32>(base, i);
+@inline export function __atomicInc<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32, thread: i32): u32 {
+  check(len, i, array, site, thread); const p = at<u32>(base, i);
   if (shared) { const old = load<u32>(p); store<u32>(p, old >= v ? 0 : old + 1); return old; }
   return atomics.atomicInc(p, v);
 }
 /** atomicDec (u32): (old == 0 || old > val) ? val : old - 1. */
 // @ts-ignore: decorator
-@inline export function __atomicDec<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32): u32 {
-  check(len, i, array, site); const p = at<u32>(base, i);
+@inline export function __atomicDec<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32, thread: i32): u32 {
+  check(len, i, array, site, thread); const p = at<u32>(base, i);
   if (shared) { const old = load<u32>(p); store<u32>(p, (old == 0 || old > v) ? v : old - 1); return old; }
   return atomics.atomicDec(p, v);
 }
 // @ts-ignore: decorator
-@inline export function __atomicCAS<T>(shared: bool, base: usize, len: i32, i: i64, compare: T, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicCAS<T>(shared: bool, base: usize, len: i32, i: i64, compare: T, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); if (old == compare) store<T>(p, v); return old; }
   return atomics.atomicCAS<T>(p, compare, v);
 }
 // @ts-ignore: decorator
-@inline export function __atomicAnd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicAnd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); store<T>(p, old & v); return old; }
   return atomics.atomicAnd<T>(p, v);
 }
 // @ts-ignore: decorator
-@inline export function __atomicOr<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicOr<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); store<T>(p, old | v); return old; }
   return atomics.atomicOr<T>(p, v);
 }
 // @ts-ignore: decorator
-@inline export function __atomicXor<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32): T {
-  check(len, i, array, site); const p = at<T>(base, i);
+@inline export function __atomicXor<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread); const p = at<T>(base, i);
   if (shared) { const old = load<T>(p); store<T>(p, old ^ v); return old; }
   return atomics.atomicXor<T>(p, v);
 }
@@ -176,7 +181,7 @@ export function __uniform(slot: i32, exitSlot: i32, site: i32): bool {
     if (exitSlot >= 0 && __exited(exitSlot, t)) continue;
     const c = <i32>load<u8>(p + <usize>t);
     if (seen < 0) seen = c;
-    else if (c != seen) divergent(site);
+    else if (c != seen) divergent(site, t);
   }
   return seen == 1;
 }

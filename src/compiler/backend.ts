@@ -7,7 +7,7 @@ import { readPackageFile } from '../platform.js';
 import type { Diagnostic } from './frontend.js';
 
 /** The runtime sources compiled into every kernel module, by their virtual path. */
-const RUNTIME_FILES = [
+export const RUNTIME_FILES: readonly string[] = [
   'runtime/index.ts', 'runtime/dims.ts', 'runtime/scratch.ts', 'runtime/schedule.ts', 'runtime/atomics.ts',
   'runtime/warp.ts', 'runtime/block.ts', 'runtime/launch.ts', 'runtime/compiled.ts',
   'threads/runtime.ts', 'threads/compiled.ts',

@@ -13,7 +13,7 @@ import { isNode, readPackageFile } from '../platform.js';
 import { type KernelModule, type KernelModuleMeta, MODULE_FORMAT, makeKernelModule } from '../kernelModule.js';
 import type { ParamSpec } from '../kernel.js';
 import { checkNodeKinds, loadAssemblyScript } from './ast.js';
-import { ascCompile, asyncify, dataSegmentCount } from './backend.js';
+import { ascCompile, asyncify, dataSegmentCount, RUNTIME_FILES } from './backend.js';
 import { CompileFailure, type Diagnostic, mapGeneratedLine, runFrontEnd } from './frontend.js';
 
 export type { Diagnostic } from './frontend.js';
@@ -49,7 +49,8 @@ export interface CompileOptions {
   onGenerated?: (generated: { block: string; fine: string }) => void;
 }
 
-const COMPILER_VERSION = 'simt-compiler/1';
+/** Bumped whenever the generated code changes (a changed runtime is caught by its fingerprint). */
+const COMPILER_VERSION = 'simt-compiler/2';
 const memoryCache = new Map<string, Promise<KernelModule>>();
 
 /** Compiles kernel sources into one module. Rejects with KernelCompileError (file:line:column). */
@@ -129,7 +130,7 @@ let fingerprint: Promise<string> | undefined;
 function runtimeFingerprint(): Promise<string> {
   fingerprint ??= (async () => {
     const parts: string[] = [];
-    for (const f of ['runtime/compiled.ts', 'runtime/scratch.ts', 'runtime/schedule.ts', 'runtime/atomics.ts', 'runtime/launch.ts', 'threads/compiled.ts', 'threads/runtime.ts']) {
+    for (const f of RUNTIME_FILES) {
       parts.push(new TextDecoder().decode(await readPackageFile(`assembly/${f}`)));
     }
     return sha256Hex(parts.join('\0'));
