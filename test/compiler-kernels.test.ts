@@ -197,5 +197,62 @@ for (const b of BACKENDS) {
       await expect(p).rejects.toThrow(KernelError);
       await expect(p).rejects.toThrow(/kernel reverseBlock trapped in block \(\d, 0, 0\): index \d+ is out of bounds of 'out' \(length 10\) in thread \(\d+, 0, 0\) at test\/kernels\/language\.ts:17:/);
     });
+
+    it('a trap names the thread that made the access (index = block · 32 + thread)', async () => {
+      const A = await dev.upload('i32', ints(100, 1));
+      const O = dev.alloc('i32', 10);
+      const e = await run('reverseBlock', 4, 32, [A, O, 100], 128).then(() => undefined, (x: unknown) => x as Error);
+      const m = /block \((\d), 0, 0\): index (\d+) is out of bounds .* in thread \((\d+), 0, 0\)/.exec(e?.message ?? '');
+      expect(m, e?.message).not.toBeNull();
+      expect(Number(m![2])).toBe(Number(m![1]) * 32 + Number(m![3]));
+    });
+
+    // NaN, both zeros and the infinities among random values, each at several positions.
+    const specials = [NaN, 0, -0, Infinity, -Infinity, 1e-45, -1e-45];
+    const floats = (n: number, seed: number): number[] => {
+      const r = rng(seed);
+      return Array.from({ length: n }, () => (r() < 0.3 ? specials[Math.floor(r() * specials.length)]! : (r() - 0.5) * 1e3));
+    };
+    /** `cond ? x : y` exactly as the kernel's source reads it. */
+    const same = (got: ArrayLike<number>, ref: ArrayLike<number>) => {
+      for (let i = 0; i < ref.length; i++) if (!Object.is(got[i], ref[i])) throw new Error(`[${i}] = ${got[i]}, expected ${ref[i]}`);
+    };
+    for (const [n, grid, block] of [[1, 1, 1], [300, 2, 64], [1000, 3, 128], [4096, 4, 256], [5, 1, 32]] as const) {
+      it(`float min/max shapes (branch-free in the block form): n=${n}, grid=${grid}, block=${block}`, async () => {
+        const a = Float32Array.from(floats(n, n + 11));
+        const A = await dev.upload('f32', a);
+        const O = dev.alloc('f32', grid * block * 7);
+        await run('floatMinMax', grid, block, [A, O, n]);
+        const ref = new Float32Array(grid * block * 7);
+        for (let b = 0; b < grid; b++) {
+          const c = new Float32Array(block);
+          for (let t = 0; t < block; t++) {
+            let hi = -Infinity, lo = Infinity, t1 = 0, t2 = 0, t3 = 0, t4 = 0;
+            for (let i = b * block + t; i < n; i += block * grid) {
+              const x = a[i]!;
+              if (x > hi) hi = x;
+              if (x < lo) lo = x;
+              t1 = x > t1 ? x : t1; t2 = t2 < x ? t2 : x; t3 = x < t3 ? t3 : x; t4 = t4 > x ? x : t4;
+            }
+            c[t] = hi;
+            ref.set([hi, lo, t1, t2, t3, t4, 0], (b * block + t) * 7);
+          }
+          for (let s = block >> 1; s > 0; s >>= 1) for (let t = 0; t < s; t++) if (c[t + s]! > c[t]!) c[t] = c[t + s]!;
+          ref[b * block * 7 + 6] = c[0]!;
+        }
+        same(await O.read(), ref);
+        const d = Float64Array.from(floats(n, n + 5));
+        const D = await dev.upload('f64', d);
+        const P = dev.alloc('f64', grid * block * 2);
+        await run('doubleMinMax', grid, block, [D, P, n]);
+        const refD = new Float64Array(grid * block * 2);
+        for (let g = 0; g < grid * block; g++) {
+          let hi = -Infinity, lo = Infinity;
+          for (let i = g; i < n; i += block * grid) { if (hi < d[i]!) hi = d[i]!; lo = d[i]! < lo ? d[i]! : lo; }
+          refD[2 * g] = hi; refD[2 * g + 1] = lo;
+        }
+        same(await P.read(), refD);
+      });
+    }
   });
 }

@@ -277,3 +277,19 @@ export function __activeLanes(t: i32, exitSlot: i32): u32 {
   const segmentEnd = (lane & ~(width - 1)) + width;
   return laneValue<T>(valSlot, t, src >= segmentEnd || src < 0 || src >= 32 ? lane : src);
 }
+
+// --- branch-free float min/max (src/compiler/minmax.ts rewrites `if (x > m) m = x;` into these) ---
+
+/** `a < b ? b : a` without a branch: wasm's pmax is defined as exactly that comparison. */
+// @ts-ignore: decorator
+@inline export function __pmax<T>(a: T, b: T): T {
+  if (sizeof<T>() == 4) return <T>f32x4.extract_lane(f32x4.pmax(f32x4.splat(<f32>a), f32x4.splat(<f32>b)), 0);
+  return <T>f64x2.extract_lane(f64x2.pmax(f64x2.splat(<f64>a), f64x2.splat(<f64>b)), 0);
+}
+
+/** `b < a ? b : a` without a branch (wasm's pmin). */
+// @ts-ignore: decorator
+@inline export function __pmin<T>(a: T, b: T): T {
+  if (sizeof<T>() == 4) return <T>f32x4.extract_lane(f32x4.pmin(f32x4.splat(<f32>a), f32x4.splat(<f32>b)), 0);
+  return <T>f64x2.extract_lane(f64x2.pmin(f64x2.splat(<f64>a), f64x2.splat(<f64>b)), 0);
+}

@@ -178,3 +178,50 @@ export function divergentLoop(out: i32[], ticket: i32[]): void {
   }
   out[threadIdx.x % out.length] = k;
 }
+
+/**
+ * The float min/max shapes the compiler makes branch-free (src/compiler/minmax.ts): per thread,
+ * over its grid-stride elements, `if (x > m) m = x`, `if (x < m) m = x`, the four ternary
+ * forms, and a shared-memory tree `if (t < s && c[t + s] > c[t]) c[t] = c[t + s]`. Written
+ * exactly as CUDA reads, so NaN and signed zeros must come out as the comparisons say.
+ */
+export function floatMinMax(a: f32[], out: f32[], n: i32): void {
+  const c = __shared__<f32>(256);
+  const t = threadIdx.x;
+  let hi: f32 = -Infinity;
+  let lo: f32 = Infinity;
+  let t1: f32 = 0;
+  let t2: f32 = 0;
+  let t3: f32 = 0;
+  let t4: f32 = 0;
+  for (let i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x * gridDim.x) {
+    if (a[i] > hi) hi = a[i];
+    if (a[i] < lo) lo = a[i];
+    const x = a[i];
+    t1 = x > t1 ? x : t1;
+    t2 = t2 < x ? t2 : x;
+    t3 = (x < t3) ? t3 : x;
+    t4 = t4 > x ? x : t4;
+  }
+  c[t] = hi;
+  __syncthreads();
+  for (let s = blockDim.x / 2; s > 0; s /= 2) {
+    if (t < s && c[t + s] > c[t]) c[t] = c[t + s];
+    __syncthreads();
+  }
+  const g = (blockIdx.x * blockDim.x + t) * 7;
+  out[g] = hi; out[g + 1] = lo; out[g + 2] = t1; out[g + 3] = t2; out[g + 4] = t3; out[g + 5] = t4;
+  out[g + 6] = t == 0 ? c[0] : 0;
+}
+
+/** The same shapes on f64. */
+export function doubleMinMax(a: f64[], out: f64[], n: i32): void {
+  let hi: f64 = -Infinity;
+  let lo: f64 = Infinity;
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    if (hi < a[i]) hi = a[i];
+    lo = a[i] < lo ? a[i] : lo;
+  }
+  const g = (blockIdx.x * blockDim.x + threadIdx.x) * 2;
+  out[g] = hi; out[g + 1] = lo;
+}
