@@ -245,38 +245,50 @@ export function __activeLanes(t: i32, exitSlot: i32): u32 {
   return load<T>(registers(valSlot) + (<usize>(s < blockThreads ? s : t) << 3));
 }
 
+// Each shuffle reads its lane argument (srcLane, delta, laneMask) either from a per-thread slot
+// (`argSlot`) or, when the compiler proved it uniform and side-effect free, as a value (the
+// `…U` forms: no per-thread store and load).
+
 /** __shfl_sync: lane l reads lane (srcLane mod width) of its width-sized segment. */
 // @ts-ignore: decorator
-@inline export function __shfl<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T {
+@inline export function __shflU<T>(valSlot: i32, src: i32, t: i32, width: i32): T {
   const lane = t & 31;
-  const src = load<i32>(registers(argSlot) + (<usize>t << 3));
   return laneValue<T>(valSlot, t, (lane & ~(width - 1)) + (src & (width - 1)));
 }
 
 /** __shfl_up_sync: lane l reads lane l - delta of its segment; lanes below delta keep their own. */
 // @ts-ignore: decorator
-@inline export function __shflUp<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T {
+@inline export function __shflUpU<T>(valSlot: i32, delta: i32, t: i32, width: i32): T {
   const lane = t & 31;
-  const delta = load<i32>(registers(argSlot) + (<usize>t << 3));
   return laneValue<T>(valSlot, t, (lane & (width - 1)) >= delta ? lane - delta : lane);
 }
 
 /** __shfl_down_sync: lane l reads lane l + delta of its segment; lanes past the end keep their own. */
 // @ts-ignore: decorator
-@inline export function __shflDown<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T {
+@inline export function __shflDownU<T>(valSlot: i32, delta: i32, t: i32, width: i32): T {
   const lane = t & 31;
-  const delta = load<i32>(registers(argSlot) + (<usize>t << 3));
   return laneValue<T>(valSlot, t, (lane & (width - 1)) + delta < width ? lane + delta : lane);
 }
 
 /** __shfl_xor_sync: lane l reads lane l ^ laneMask (its own when that is in a later segment). */
 // @ts-ignore: decorator
-@inline export function __shflXor<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T {
+@inline export function __shflXorU<T>(valSlot: i32, laneMask: i32, t: i32, width: i32): T {
   const lane = t & 31;
-  const src = lane ^ load<i32>(registers(argSlot) + (<usize>t << 3));
+  const src = lane ^ laneMask;
   const segmentEnd = (lane & ~(width - 1)) + width;
   return laneValue<T>(valSlot, t, src >= segmentEnd || src < 0 || src >= 32 ? lane : src);
 }
+
+// @ts-ignore: decorator
+@inline function laneArg(argSlot: i32, t: i32): i32 { return load<i32>(registers(argSlot) + (<usize>t << 3)); }
+// @ts-ignore: decorator
+@inline export function __shfl<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T { return __shflU<T>(valSlot, laneArg(argSlot, t), t, width); }
+// @ts-ignore: decorator
+@inline export function __shflUp<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T { return __shflUpU<T>(valSlot, laneArg(argSlot, t), t, width); }
+// @ts-ignore: decorator
+@inline export function __shflDown<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T { return __shflDownU<T>(valSlot, laneArg(argSlot, t), t, width); }
+// @ts-ignore: decorator
+@inline export function __shflXor<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T { return __shflXorU<T>(valSlot, laneArg(argSlot, t), t, width); }
 
 // --- branch-free float min/max (src/compiler/minmax.ts rewrites `if (x > m) m = x;` into these) ---
 

@@ -51,7 +51,7 @@ export async function ascCompile(entry: string, form: 'block' | 'fine', optimize
   const outputs = new Map<string, Uint8Array>();
   const diagnostics: Diagnostic[] = [];
   const stderr: string[] = [];
-  const argv = [entryPath, '--outFile', 'out.wasm', ...(form === 'block' ? BLOCK_FLAGS : FINE_FLAGS), ...(optimize ? ['-O3', '--converge'] : ['-O1'])];
+  const argv = [entryPath, '--outFile', 'out.wasm', ...(form === 'block' ? BLOCK_FLAGS : FINE_FLAGS), ...(optimize ? ['-O3'] : ['-O1'])];
   const { error } = await asc.main(argv, {
     readFile: (name: string) => {
       const n = name.replace(/\\/g, '/').replace(/^\.\//, '');
