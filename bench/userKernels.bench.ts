@@ -51,8 +51,12 @@ const SOURCES = {
 type Name = keyof typeof SOURCES;
 
 
-/** simt's side: the device and the compiled kernels, by benchmark name (a missing one did not compile). */
-interface Simt { dev: Device; kernels: Partial<Record<Name, Kernel>> }
+/**
+ * simt's side: the device and the compiled kernels, by benchmark name (a missing one did not
+ * compile): with the default bounds checks (`simt-wasm`) and built `unchecked`
+ * (`simt-wasm-unchecked`, to measure what the checks cost).
+ */
+interface Simt { dev: Device; kernels: Partial<Record<Name, Kernel>>; unchecked: Partial<Record<Name, Kernel>> }
 
 /** What every benchmark of the suite gets. */
 interface Env {
@@ -85,19 +89,22 @@ function gridFor(n: number): number {
 async function openSimt(ctx: BenchContext, memoryBytes: number): Promise<Simt | undefined> {
   const modules: KernelModule[] = [];
   const kernels: Partial<Record<Name, Kernel>> = {};
+  const unchecked: Partial<Record<Name, Kernel>> = {};
   for (const [name, src] of Object.entries(SOURCES) as [Name, (typeof SOURCES)[Name]][]) {
-    try {
-      const mod = await compileKernelFiles([src.file]);
-      const k = mod.kernels[src.kernel];
-      if (!k) throw new Error(`no kernel ${src.kernel} in it (has: ${Object.keys(mod.kernels).join(', ')})`);
-      modules.push(mod);
-      kernels[name] = k;
-    } catch (e) {
-      ctx.log(`user-kernels: ${name}: simt-wasm skipped: ${src.file} did not compile: ${message(e)}`);
+    for (const [into, opts] of [[kernels, {}], [unchecked, { unchecked: true }]] as const) {
+      try {
+        const mod = await compileKernelFiles([src.file], opts);
+        const k = mod.kernels[src.kernel];
+        if (!k) throw new Error(`no kernel ${src.kernel} in it (has: ${Object.keys(mod.kernels).join(', ')})`);
+        modules.push(mod);
+        into[name] = k;
+      } catch (e) {
+        ctx.log(`user-kernels: ${name}: simt-wasm${into === unchecked ? '-unchecked' : ''} skipped: ${src.file} did not compile: ${message(e)}`);
+      }
     }
   }
   if (modules.length === 0) return undefined;
-  return { dev: await createDevice({ memoryBytes, modules }), kernels };
+  return { dev: await createDevice({ memoryBytes, modules }), kernels, unchecked };
 }
 
 /** Runs `fn` and logs (instead of throwing) why an implementation was skipped, so the others still run. */
@@ -149,22 +156,24 @@ async function simtRecord(
   env: Env, name: Name, n: number, bytes: number, config: LaunchConfig,
   setup: (dev: Device, kernel: Kernel) => Promise<SimtRun>, extra: Record<string, unknown> = {},
 ): Promise<void> {
-  const kernel = env.simt?.kernels[name];
-  if (!env.simt || !kernel) return;
+  if (!env.simt) return;
   const dev = env.simt.dev;
-  await attempt(env, `${name} simt-wasm`, async () => {
-    const k = await setup(dev, kernel);
-    try {
-      const r = await measure(`${name} simt`, () => k.run(), { iterations: 15 });
-      const problem = await k.check();
-      if (problem) throw new Error(`wrong result: ${problem}`);
-      env.out.push(timings(name, 'simt-wasm', n, r.samples, {
-        bytes, workers: dev.workers, grid: dimLabel(config.grid), block: dimLabel(config.block), ...extra,
-      }));
-    } finally {
-      k.free();
-    }
-  });
+  for (const [impl, kernel] of [['simt-wasm', env.simt.kernels[name]], ['simt-wasm-unchecked', env.simt.unchecked[name]]] as const) {
+    if (!kernel) continue;
+    await attempt(env, `${name} ${impl}`, async () => {
+      const k = await setup(dev, kernel);
+      try {
+        const r = await measure(`${name} ${impl}`, () => k.run(), { iterations: 15 });
+        const problem = await k.check();
+        if (problem) throw new Error(`wrong result: ${problem}`);
+        env.out.push(timings(name, impl, n, r.samples, {
+          bytes, workers: dev.workers, grid: dimLabel(config.grid), block: dimLabel(config.block), ...extra,
+        }));
+      } finally {
+        k.free();
+      }
+    });
+  }
 }
 
 /** The first index where `got` and `expect` differ, described, or undefined if they are equal. */
