@@ -49,7 +49,7 @@ export interface CompileOptions {
   onGenerated?: (generated: { block: string; fine: string }) => void;
 }
 
-const COMPILER_VERSION = 'simt-compiler/1';
+const COMPILER_VERSION = 'simt-compiler/2';
 const memoryCache = new Map<string, Promise<KernelModule>>();
 
 /** Compiles kernel sources into one module. Rejects with KernelCompileError (file:line:column). */
