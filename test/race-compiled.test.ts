@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileKernelFiles } from '../src/compiler/index.js';
-import type { KernelModule } from '../src/kernelModule.js';
-import { KernelArgumentError, KernelError } from '../src/errors.js';
+import { type KernelModule, KernelModuleError, makeKernelModule } from '../src/kernelModule.js';
+import { KernelArgumentError, KernelError, SharedMemoryLimitError } from '../src/errors.js';
 import * as simt from '../src/index.js';
 import {
   RaceJobError, RaceSession, defineJob, explore, outputKey, racecheck, replay, type JobSpec, type RaceReport,
@@ -267,6 +267,23 @@ describe('defineJob', () => {
     }
     // A wrong argument count is the device's own KernelArgumentError.
     expect(() => defineJob({ ...base, launches: [{ ...launch, args: ['input'] }] } as JobSpec)).toThrow(KernelArgumentError);
+  });
+
+  it('holds shared memory to the device limit and refuses a module whose fine-grained form does not load', async () => {
+    const big = defineJob({
+      name: 'bigShared', module: examples,
+      buffers: { A: ['f32', [1, 2, 3]], B: ['f32', 1] },
+      launches: [{ kernel: 'vecMax', grid: 1, block: 32, sharedBytes: 1 << 20, args: ['A', 'B', 3] }],
+    });
+    await expect(racecheck(big, undefined, { session })).rejects.toThrow(SharedMemoryLimitError);
+    const broken = makeKernelModule({ ...racy.meta, hash: 'broken-fine-form' }, racy.wasm, new Uint8Array(8));
+    const p = racecheck(defineJob({
+      name: 'broken', module: broken,
+      buffers: { input: ['i32', ints(64)], out: ['i32', 64] },
+      launches: [{ kernel: 'warpNeighbour', grid: 1, block: 64, args: ['input', 'out'] }],
+    }), undefined, { session });
+    await expect(p).rejects.toThrow(KernelModuleError);
+    await expect(p).rejects.toThrow(/fine-grained form does not compile .*rebuild it/);
   });
 
   it('a job made by defineJob is returned as is', () => {

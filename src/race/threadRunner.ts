@@ -18,7 +18,7 @@ import type { Device } from '../device.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
 import { toDim3, type Dim3, type DimLike } from '../dims.js';
 import { DTYPES, isDType } from '../dtypes.js';
-import { KernelArgumentError, KernelError, LaunchConfigError } from '../errors.js';
+import { KernelArgumentError, KernelError, LaunchConfigError, SharedMemoryLimitError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { KernelModule, ModuleKernelMeta, ModuleSite } from '../kernelModule.js';
 import type { Chooser } from './schedule.js';
@@ -170,6 +170,8 @@ export class ThreadRunner {
     this.blockDim = block;
     this.bt = block.x * block.y * block.z;
     this.sharedBytes = dynamicShared + (meta?.staticSharedBytes ?? 0);
+    // A compiled kernel's shared memory is held to the device's limit, as device.launch holds it.
+    if (meta && this.sharedBytes > this.device.sharedMemoryLimit) throw new SharedMemoryLimitError(this.sharedBytes, this.device.sharedMemoryLimit);
     this.sharedStride = Math.ceil(Math.max(prog.reservedShared + this.sharedBytes, 16) / 128) * 128;
     this.shadow.clear();
     this.seen.clear();
