@@ -15,6 +15,8 @@ export interface ModuleKernelMeta {
   staticSharedBytes: number;
   regions: number;
   slots: number;
+  /** The `__shared__` arrays (byte offset in the block's shared memory; count null: `extern __shared__`). Race reports name them. */
+  shared?: { name: string; dtype: string; offset: number; count: number | null }[];
 }
 
 export interface ModuleSite { file: string; line: number; column: number; what: string }

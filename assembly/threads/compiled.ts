@@ -5,6 +5,11 @@
 // Collective operations (shuffles, votes, __syncthreads_count/_or/_and) exchange values
 // through a per-block area at the start of the block's shared memory, with plain loads and
 // stores between two barriers: invisible to the race detector, ordered by the barriers.
+//
+// Barrier scopes passed to the host: 0 __syncthreads (orders the block's memory accesses),
+// 1 __syncwarp (orders the warp's), 2 a warp collective's meeting point (shuffle, vote): the
+// lanes meet to exchange values, but as in CUDA this orders no memory access, so code that
+// relies on a shuffle to publish a shared-memory store still gets a warp-sync hazard.
 
 export { threadIdx, blockIdx, blockDim, gridDim, __setLaunch, __setThread } from "./runtime";
 import { threadIdx, blockDim, sharedMem } from "./runtime";
@@ -152,10 +157,10 @@ export function __syncthreads_and(pred: bool, site: i32): i32 { return blockPred
 function exchange<T>(v: T, src: i32, site: i32): T {
   const me = tid();
   store<T>(cell(me), v);
-  hostBarrier(1, site);
+  hostBarrier(2, site);
   const s = (me & ~31) + src;
   const r = s < blockSize() ? load<T>(cell(s)) : v;
-  hostBarrier(1, site);
+  hostBarrier(2, site);
   return r;
 }
 
@@ -181,12 +186,12 @@ export function __shfl_xor_sync<T>(mask: u32, v: T, laneMask: i32, width: i32, s
 function ballot(pred: bool, site: i32): u32 {
   const me = tid();
   store<i32>(cell(me), pred ? 1 : 0);
-  hostBarrier(1, site);
+  hostBarrier(2, site);
   const first = me & ~31;
   const end = min(32, blockSize() - first);
   let bits: u32 = 0;
   for (let l = 0; l < end; l++) if (load<i32>(cell(first + l)) != 0) bits |= <u32>1 << <u32>l;
-  hostBarrier(1, site);
+  hostBarrier(2, site);
   return bits;
 }
 export function __ballot_sync(mask: u32, pred: bool, site: i32): u32 { return ballot(pred, site) & mask; }

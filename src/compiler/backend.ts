@@ -97,7 +97,10 @@ export async function asyncify(binary: Uint8Array): Promise<Uint8Array> {
   const binaryen = (await import('binaryen')).default;
   const m = binaryen.readBinary(binary);
   try {
-    m.setFeatures(binaryen.Features.All);
+    // The features asc compiled for (wasm 2.0 + threads + SIMD), not `All`: with every feature
+    // on, Binaryen writes newer encodings (compact import sections) that engines reject.
+    const F = binaryen.Features;
+    m.setFeatures(F.MVP | F.Atomics | F.MutableGlobals | F.NontrappingFPToInt | F.SIMD128 | F.BulkMemory | F.BulkMemoryOpt | F.SignExt);
     binaryen.setPassArgument('asyncify-imports', 'simt.accessAt,simt.barrier');
     binaryen.setOptimizeLevel(2);
     m.runPasses(['asyncify']);

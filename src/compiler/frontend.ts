@@ -51,7 +51,11 @@ export interface KernelInfo {
   regions: number;
   /** Context slots used (values live across barriers, collective buffers). */
   slots: number;
+  /** The `__shared__` arrays' layout (count null: the dynamic `extern __shared__` array), for race reports. */
+  shared: SharedArrayInfo[];
 }
+
+export interface SharedArrayInfo { name: string; dtype: string; offset: number; count: number | null }
 
 export interface FrontEndResult {
   /** AssemblyScript of the block form: kernels `<name>` (seeded), `__fast_<name>`, `__blocks_<name>`. */
@@ -899,6 +903,9 @@ class KernelCompiler {
         name, file: fn.file, line: lineCol(fn.node).line,
         params: fn.decls.filter((d) => d.param).map((d) => ({ name: d.name, kind: d.param!, dtype: d.param === 'array' ? d.array!.elem : d.typeText! })),
         staticSharedBytes: staticShared, regions: this.regions.length, slots: this.slotsUsed,
+        shared: fn.decls.filter((d) => d.array?.space === 'shared').map((d) => ({
+          name: d.name, dtype: d.array!.elem, offset: d.array!.offset, count: d.array!.dynamic ? null : d.array!.count,
+        })),
       },
     };
   }

@@ -1,5 +1,7 @@
 // The race tools: fine-grained thread kernels, schedules you can hold, exploration, racecheck.
 export { ThreadRunner, loadThreadsModule } from './threadRunner.js';
+export { defineJob, isRaceJob, RaceJobError } from './defineJob.js';
+export type { JobSpec, JobLaunch, JobArg, JobInputs, JobOutputs, BufferSpec, UserJobContext } from './defineJob.js';
 export type { ThreadLaunch, NamedBuffer } from './threadRunner.js';
 export { RaceSession, outputKey, firstDifference } from './job.js';
 export type { RaceJob, JobContext, Outputs, RunResult } from './job.js';
@@ -12,4 +14,5 @@ export {
 } from './schedule.js';
 export type { Schedule, FineSchedule, SerialSchedule, Chooser, Strategy } from './schedule.js';
 export type { RaceReport, ReportKind, AccessKind, ThreadRef, AccessRef } from './reports.js';
+export { formatReport } from './reports.js';
 export { corpus, findJob } from './corpus.js';

@@ -1,10 +1,12 @@
 // Race jobs: a thread-kernel workload (buffers, one or more launches, outputs) that the race
-// tools can run under any schedule. A session holds one device and one ThreadRunner; buffers
-// keep their addresses from run to run, so a replayed schedule gives bit-identical bytes.
+// tools can run under any schedule: simt's corpus (corpus.ts) or the user's own (defineJob.ts,
+// on compiled kernel modules). A session holds one device and one ThreadRunner; buffers keep
+// their addresses from run to run, so a replayed schedule gives bit-identical bytes.
 
 import { createDevice, type Device } from '../device.js';
 import type { DType, TypedArrayOf } from '../dtypes.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
+import type { KernelModule } from '../kernelModule.js';
 import type { ReportKind, RaceReport } from './reports.js';
 import type { Chooser } from './schedule.js';
 import { ThreadRunner, type ThreadLaunch } from './threadRunner.js';
@@ -14,7 +16,7 @@ export type Outputs = Record<string, ArrayLike<number | bigint> & { length: numb
 export interface JobContext {
   readonly device: Device;
   /** A named device buffer holding `data` (or `length` zeros); named buffers are what bounds checks and reports know. */
-  buffer<D extends DType>(name: string, dtype: D, data: ArrayLike<number> | number): Promise<DeviceArray<D>>;
+  buffer<D extends DType>(name: string, dtype: D, data: ArrayLike<number | bigint> | number): Promise<DeviceArray<D>>;
   /** Runs one thread-kernel launch under the run's schedule (synchronously, on the host). */
   launch(l: ThreadLaunch): void;
 }
@@ -28,6 +30,8 @@ export interface RaceJob<I = unknown> {
   expect: ReportKind[];
   /** The seed document it comes from, if any. */
   seed?: string;
+  /** Compiled kernel modules whose kernels the job launches (loaded into the session before it runs). */
+  modules?: readonly KernelModule[];
   /** Why it is (not) racy; for benign cases, why that is fine. */
   note?: string;
   inputs(): I;
@@ -56,12 +60,13 @@ export class RaceSession {
     const decisions: number[] = [];
     const reports: RaceReport[] = [];
     const runner = this.runner;
+    for (const m of job.modules ?? []) await runner.load(m);
     runner.clearBuffers();
     runner.step = 0;
     runner.switches = 0;
     const ctx: JobContext = {
       device: this.device,
-      buffer: async <D extends DType>(name: string, dtype: D, data: ArrayLike<number> | number) => {
+      buffer: async <D extends DType>(name: string, dtype: D, data: ArrayLike<number | bigint> | number) => {
         const length = typeof data === 'number' ? data : data.length;
         const key = `${job.name}/${name}`;
         let a = this.arrays.get(key) as DeviceArray<D> | undefined;

@@ -14,6 +14,10 @@ export type AccessKind = 'read' | 'write' | 'atomic';
 export interface ThreadRef {
   block: [number, number, number];
   thread: [number, number, number];
+  /** Compiled kernels: the source location of the access or barrier (`file:line:column`). */
+  location?: string;
+  /** Compiled kernels: what the site does ("write __shared__ local[]", "__syncthreads"). */
+  what?: string;
 }
 
 export interface AccessRef extends ThreadRef {
@@ -27,6 +31,7 @@ export interface RaceReport {
   message: string;
   /** 'global' (a named device buffer) or 'shared' (the block's shared memory). */
   space?: 'global' | 'shared';
+  /** The job's buffer name (global), or the `__shared__` array's name ('shared' when the kernel's layout is unknown). */
   buffer?: string;
   /** Byte offset into the buffer (or into the block's shared memory). */
   offset?: number;
@@ -45,6 +50,11 @@ export interface RaceReport {
 
 export function fmtThread(t: ThreadRef): string {
   return `block (${t.block.join(',')}) thread (${t.thread.join(',')})`;
+}
+
+/** ` at file:line:column` for a compiled kernel's access or barrier, else ''. */
+export function fmtLocation(t: ThreadRef): string {
+  return t.location ? ` at ${t.location}` : '';
 }
 
 export function formatReport(r: RaceReport): string {

@@ -1,30 +1,33 @@
-// `simt explore <job>`: runs a race-corpus job under many fine-grained schedules and groups
-// the outputs into distinct outcomes, each with its count and a schedule that reproduces it.
+// `simt explore <job>` (or `--module kernels.simt.json --job job.js`: the user's own
+// kernels): runs a race job under many fine-grained schedules and groups the outputs into
+// distinct outcomes, each with its count and a schedule that reproduces it; `--replay`
+// runs one schedule again, bit for bit.
 import type { Command } from '../command.js';
 import { intOption, seedOption, stringOption, UsageError } from '../args.js';
+import { resolveRaceJob } from '../raceJob.js';
 
 export const explore: Command = {
   name: 'explore',
   summary: 'run a thread-kernel job under N schedules (random, pct, exhaustive) and list distinct outcomes',
-  usage: 'simt explore <job> [--schedules N] [--strategy random|pct|exhaustive] [--depth d] [--seed s] [--until-differs] [--replay <schedule>] [--json] | simt explore --list',
+  usage: 'simt explore <job> | --module <kernels.simt.json|kernels.ts> --job <job.js>  [--schedules N] [--strategy random|pct|exhaustive] [--depth d] [--seed s] [--until-differs] [--replay <schedule>] [--json] | simt explore --list',
   async run(args, io) {
     const race = await import('../../race/index.js');
     if (args.options.list) {
       for (const j of race.corpus) io.out(`${j.name.padEnd(22)} ${j.racy ? 'racy ' : 'clean'} ${j.summary}`);
       return 0;
     }
-    const name = args.positionals[0];
-    if (!name) throw new UsageError('name a job (simt explore --list shows them)');
-    const job = race.findJob(name);
-    if (!job) throw new UsageError(`no job '${name}' (simt explore --list shows them)`);
     const replaySchedule = stringOption(args.options, 'replay');
     if (replaySchedule) {
+      // The schedule is checked before the job is loaded (or its kernels compiled).
       try {
         race.parseSchedule(replaySchedule);
       } catch (e) {
         if (e instanceof race.ScheduleFormatError) throw new UsageError(`--replay: ${e.message}`);
         throw e;
       }
+    }
+    const { job } = await resolveRaceJob(args);
+    if (replaySchedule) {
       const r = await race.replay(job, replaySchedule);
       if (args.options.json) io.out(JSON.stringify({ job: job.name, schedule: replaySchedule, outputs: plain(r.outputs) }));
       else io.out(`${job.name} under ${replaySchedule}:\n  ${preview(r.outputs)}`);

@@ -1,13 +1,15 @@
-// `simt racecheck <job>` / `simt racecheck --corpus --json`: the shadow-memory race detector
-// over the thread-kernel corpus (data races, warp-sync hazards, barrier divergence,
-// out-of-bounds accesses, schedule-dependent outputs).
+// `simt racecheck <job>` / `simt racecheck --corpus --json` / `simt racecheck --module
+// kernels.simt.json --job job.js`: the shadow-memory race detector over the thread-kernel
+// corpus or the user's own compiled kernels (data races, warp-sync hazards, barrier
+// divergence, out-of-bounds accesses, schedule-dependent outputs).
 import type { Command } from '../command.js';
-import { intOption, UsageError } from '../args.js';
+import { intOption } from '../args.js';
+import { resolveRaceJob } from '../raceJob.js';
 
 export const racecheck: Command = {
   name: 'racecheck',
   summary: 'detect races, warp-sync hazards, barrier divergence and out-of-bounds accesses in thread kernels',
-  usage: 'simt racecheck <job> [--schedules N] [--json] | simt racecheck --corpus [--json]',
+  usage: 'simt racecheck <job> [--schedules N] [--json] | simt racecheck --module <kernels.simt.json|kernels.ts> --job <job.js> [--schedules N] [--json] | simt racecheck --corpus [--json]',
   async run(args, io) {
     const race = await import('../../race/index.js');
     const schedules = intOption(args.options, 'schedules', 4, { min: 1, max: 100_000 });
@@ -34,10 +36,7 @@ export const racecheck: Command = {
       else io.out(`detected ${detected}, missed ${missed}, false alarms ${falseAlarms} (${race.corpus.length} kernels)`);
       return missed === 0 && falseAlarms === 0 ? 0 : 1;
     }
-    const name = args.positionals[0];
-    if (!name) throw new UsageError('name a job, or --corpus (simt explore --list shows the jobs)');
-    const job = race.findJob(name);
-    if (!job) throw new UsageError(`no job '${name}' (simt explore --list shows them)`);
+    const { job, cli } = await resolveRaceJob(args);
     const r = await race.racecheck(job, job.inputs(), { schedules });
     if (json) {
       for (const rep of r.reports) io.out(JSON.stringify(rep));
@@ -46,7 +45,7 @@ export const racecheck: Command = {
       io.out(`${job.name}: ${r.reports.length} report(s) under ${r.schedules.length} schedule(s)${job.note ? `\n  note: ${job.note}` : ''}`);
       for (const rep of r.reports) {
         io.out(`  ${rep.kind}: ${rep.message}`);
-        if (rep.schedules) for (const s of rep.schedules) io.out(`    replay: simt explore ${job.name} --replay ${s.length > 160 ? s.slice(0, 160) + '…' : s}`);
+        if (rep.schedules) for (const s of rep.schedules) io.out(`    replay: simt explore ${cli} --replay ${s.length > 160 ? s.slice(0, 160) + '…' : s}`);
       }
     }
     return r.reports.length === 0 ? 0 : 1;
