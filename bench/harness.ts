@@ -16,9 +16,11 @@ export interface BenchRecord {
   workers?: number;
   /** Timed runs behind `ms`. */
   samples?: number;
-  /** Fastest and slowest of those runs, ms (the spread `simt bench` shows). */
+  /** Fastest and slowest of those runs, ms. */
   msMin?: number;
   msMax?: number;
+  /** Median absolute deviation of those runs from `ms`, ms (the spread `simt bench` shows). */
+  msMad?: number;
   [extra: string]: unknown;
 }
 
@@ -99,7 +101,7 @@ export function median(xs: readonly number[]): number {
 
 /**
  * A record with throughput filled in from bytes and elements per run; `times` (the samples, ms)
- * fills in samples, msMin and msMax.
+ * fills in samples, msMin, msMax and msMad.
  */
 export function record(name: string, impl: string, size: number, ms: number, extra: { bytes?: number; workers?: number; samples?: number; times?: readonly number[]; [k: string]: unknown } = {}): BenchRecord {
   const { bytes, times, ...rest } = extra;
@@ -107,7 +109,9 @@ export function record(name: string, impl: string, size: number, ms: number, ext
     name, impl, size, ms,
     ...(bytes !== undefined ? { gbps: bytes / ms / 1e6 } : {}),
     elementsPerSec: size / (ms / 1000),
-    ...(times && times.length > 0 ? { samples: times.length, msMin: Math.min(...times), msMax: Math.max(...times) } : {}),
+    ...(times && times.length > 0 ? {
+      samples: times.length, msMin: Math.min(...times), msMax: Math.max(...times), msMad: median(times.map((t) => Math.abs(t - median(times)))),
+    } : {}),
     ...rest,
   };
 }

@@ -1,6 +1,7 @@
 // The one output format of `simt bench` without --json: a table per suite, as tinybench prints
-// it — name, impl, size, workers, median, spread (± half the min–max range, % of the median),
-// samples, and GB/s where bytes apply, else elements/s.
+// it — name, impl, size, workers, median, spread (± the median absolute deviation, % of the
+// median; where a suite records only min and max, ± half their range, marked "r"), samples,
+// and GB/s where bytes apply, else elements/s.
 import type { BenchRecord } from './harness.js';
 
 const HEAD = ['name', 'impl', 'size', 'workers', 'median', 'spread', 'samples', 'throughput'];
@@ -17,16 +18,25 @@ function formatSize(n: number): string {
   return n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1 << 20 && n % (1 << 20) === 0 ? `${n / (1 << 20)}Mi` : String(n);
 }
 
-/** ± half the min–max range as a percentage of the median, or '—' without samples. */
+/** ± the median absolute deviation as a percentage of the median (else ± half the min–max range, "r"), or '—'. */
 export function formatSpread(r: BenchRecord): string {
-  if (r.msMin === undefined || r.msMax === undefined || !(r.ms > 0)) return '—';
-  return `±${((100 * (r.msMax - r.msMin)) / 2 / r.ms).toFixed(1)}%`;
+  if (!(r.ms > 0)) return '—';
+  if (r.msMad !== undefined) return `±${((100 * r.msMad) / r.ms).toFixed(1)}%`;
+  if (r.msMin === undefined || r.msMax === undefined) return '—';
+  return `±${((100 * (r.msMax - r.msMin)) / 2 / r.ms).toFixed(1)}% r`;
+}
+
+function rate(x: number, unit: string): string {
+  if (x >= 1e9) return `${(x / 1e9).toFixed(2)} G ${unit}`;
+  if (x >= 1e6) return `${(x / 1e6).toFixed(1)} M ${unit}`;
+  if (x >= 1e3) return `${(x / 1e3).toFixed(1)} k ${unit}`;
+  return `${x.toFixed(1)} ${unit}`;
 }
 
 export function formatThroughput(r: BenchRecord): string {
   if (r.gbps !== undefined) return `${r.gbps.toFixed(2)} GB/s`;
-  if (r.elementsPerSec !== undefined && r.size > 1) return `${(r.elementsPerSec / 1e6).toFixed(1)} M elem/s`;
-  if (r.size === 1 && r.ms > 0) return `${(1000 / r.ms / 1e3).toFixed(1)} k/s`;
+  if (r.elementsPerSec !== undefined && r.size > 1) return rate(r.elementsPerSec, 'elem/s');
+  if (r.ms > 0) return rate(1000 / r.ms, 'runs/s');
   return '—';
 }
 
