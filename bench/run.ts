@@ -24,7 +24,8 @@ export interface BenchOptions {
 
 export async function loadSuites(): Promise<BenchSuite[]> {
   const dir = new URL('.', import.meta.url);
-  const files = (await readdir(fileURLToPath(dir))).filter((f) => f.endsWith('.bench.js')).sort();
+  // The built tree has <name>.bench.js; the sources (run by vitest) <name>.bench.ts.
+  const files = (await readdir(fileURLToPath(dir))).filter((f) => f.endsWith('.bench.js') || (f.endsWith('.bench.ts') && !f.endsWith('.d.ts'))).sort();
   const suites: BenchSuite[] = [];
   for (const f of files) {
     const m = (await import(new URL(f, dir).href)) as { suite?: BenchSuite };
