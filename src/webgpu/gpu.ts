@@ -28,7 +28,7 @@
  */
 
 import type { WebGpuAdapter, WebGpuDeviceHandle, WebGpuDeviceLostInfo, WebGpuGpu, WebGpuPowerPreference, WebGpuSupportedLimits } from './types.js';
-import { BackendUnavailableError } from '../errors.js';
+import { BackendUnavailableError, pinErrorNames } from '../errors.js';
 
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const CHROMIUM_VULKAN_LOADER = '/usr/lib/chromium/libvulkan.so.1';
@@ -84,6 +84,8 @@ export class WebGpuUnavailableError extends BackendUnavailableError {
     this.icdFile = icdFile;
   }
 }
+
+pinErrorNames({ WebGpuUnavailableError });
 
 export interface WebGpuContext {
   /** The GPU object (dawn.node's `create()` result or navigator.gpu). Kept alive on purpose. */
