@@ -1,6 +1,6 @@
-// Shared benchmark plumbing: a suite returns records; `measure` times an async function with
-// tinybench and reports the median (the machine is shared and noisy: medians, not means).
-import { Bench } from 'tinybench';
+// Shared benchmark plumbing: a suite returns records; `measure` times an async function and
+// reports the median and the spread of its samples (the machine is shared and noisy: medians,
+// not means). No dependency: the package's `simt bench` runs on what the package installs.
 
 /** One measurement. `impl` says what ran it: 'simt-wasm', 'simt-serial', 'simt-webgpu', 'js', 'native-c', … */
 export interface BenchRecord {
@@ -14,20 +14,55 @@ export interface BenchRecord {
   /** Elements processed per second. */
   elementsPerSec?: number;
   workers?: number;
+  /** Timed runs behind `ms`. */
   samples?: number;
+  /** Fastest and slowest of those runs, ms. */
+  msMin?: number;
+  msMax?: number;
+  /** Median absolute deviation of those runs from `ms`, ms (the spread `simt bench` shows). */
+  msMad?: number;
   [extra: string]: unknown;
 }
 
 export interface BenchContext {
   /** Smaller sizes and fewer iterations (CI smoke runs). */
   quick: boolean;
+  /**
+   * Workers of simt's devices in this pass, and threads of the native C baselines (the same
+   * count, so the two compare like for like). `simt bench --workers 1,2,4` runs one pass per count.
+   */
+  workers: number;
+  /** True when the user chose `workers` (--workers): a suite then measures at that count only. */
+  workersChosen: boolean;
+  /** A note for the user (a skipped baseline, …) on stderr. */
   log(line: string): void;
 }
 
 export interface BenchSuite {
   name: string;
+  /** The header `simt bench` prints (what is measured, at the full sizes). */
   description: string;
+  /** The header with --quick, naming the quick sizes (default: description). */
+  quickDescription?: string;
   run(ctx: BenchContext): Promise<BenchRecord[]>;
+}
+
+/** Worker counts a suite measures simt at: 1 and all (or only the count the user chose). */
+export function workerCounts(ctx: BenchContext): number[] {
+  return ctx.workersChosen || ctx.workers === 1 ? [ctx.workers] : [1, ctx.workers];
+}
+
+type MeasureListener = (name: string) => void;
+let listener: MeasureListener | undefined;
+
+/** Called with each measurement's name as it starts (`simt bench` shows it as progress). */
+export function onMeasure(fn: MeasureListener | undefined): void {
+  listener = fn;
+}
+
+/** Reports a step of a suite that does not go through `measure` (progress only). */
+export function progress(name: string): void {
+  listener?.(name);
 }
 
 export interface MeasureOptions {
@@ -39,16 +74,22 @@ export interface MeasureOptions {
   warmup?: number;
 }
 
-/** Median and all samples (ms) of `fn`, via tinybench. */
+/**
+ * Median and all samples (ms) of `fn`: `warmup` untimed runs, then timed runs until there are
+ * at least `iterations` and `time` ms have passed (at most 10,000 runs).
+ */
 export async function measure(name: string, fn: () => Promise<unknown> | unknown, o: MeasureOptions = {}): Promise<{ median: number; samples: number[] }> {
+  listener?.(name);
   for (let k = 0; k < (o.warmup ?? 2); k++) await fn();
-  const bench = new Bench({ iterations: o.iterations ?? 7, time: o.time ?? 500, warmup: false, retainSamples: true } as ConstructorParameters<typeof Bench>[0]);
-  bench.add(name, async () => { await fn(); });
-  await bench.run();
-  const task = bench.tasks[0]!;
-  const result = task.result as unknown as { latency?: { samples?: number[]; p50?: number }; samples?: number[] } | undefined;
-  const samples = [...(result?.latency?.samples ?? result?.samples ?? [])];
-  if (samples.length === 0) throw new Error(`benchmark ${name}: no samples (${String((task.result as { error?: unknown } | undefined)?.error ?? 'unknown error')})`);
+  const samples: number[] = [];
+  const minRuns = o.iterations ?? 7;
+  const budget = o.time ?? 500;
+  const t0 = performance.now();
+  while (samples.length < minRuns || (performance.now() - t0 < budget && samples.length < 10_000)) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
   return { median: median(samples), samples };
 }
 
@@ -58,13 +99,19 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** A record with throughput filled in from bytes and elements per run. */
-export function record(name: string, impl: string, size: number, ms: number, extra: { bytes?: number; workers?: number; samples?: number; [k: string]: unknown } = {}): BenchRecord {
-  const { bytes, ...rest } = extra;
+/**
+ * A record with throughput filled in from bytes and elements per run; `times` (the samples, ms)
+ * fills in samples, msMin, msMax and msMad.
+ */
+export function record(name: string, impl: string, size: number, ms: number, extra: { bytes?: number; workers?: number; samples?: number; times?: readonly number[]; [k: string]: unknown } = {}): BenchRecord {
+  const { bytes, times, ...rest } = extra;
   return {
     name, impl, size, ms,
     ...(bytes !== undefined ? { gbps: bytes / ms / 1e6 } : {}),
     elementsPerSec: size / (ms / 1000),
+    ...(times && times.length > 0 ? {
+      samples: times.length, msMin: Math.min(...times), msMax: Math.max(...times), msMad: median(times.map((t) => Math.abs(t - median(times)))),
+    } : {}),
     ...rest,
   };
 }

@@ -4,7 +4,7 @@
 // no host↔device copies), "end-to-end" adds the uploads and the read-back of every output.
 // Reference point: native C++/OpenMP on a 2-core machine does convert + radix sort +
 // coincidences of 16M frames in ~0.9 s.
-import { type BenchContext, type BenchRecord, type BenchSuite, median, record } from './harness.js';
+import { type BenchContext, type BenchRecord, type BenchSuite, median, progress, record } from './harness.js';
 import { createDevice } from '../src/device.js';
 import { generatePetData } from '../src/jobs/pet/generate.js';
 import { petMemoryBytes, runPet, type PetRunResult } from '../src/jobs/pet/run.js';
@@ -27,10 +27,12 @@ function nativeRecords(ds: ReturnType<typeof generatePetData>, ctx: BenchContext
     writeFileSync(join(dir, 'energy.bin'), new Uint8Array(ds.energyTable.buffer, ds.energyTable.byteOffset, ds.energyTable.byteLength));
     const g = ds.geometry, s = geometrySizes(g);
     const geo = [s.bdmCount, g.duNum, g.positionSize, s.crystalsPerDu, s.bdmPerRing, g.blockNumY, g.blockNumZ, g.crystalNumY, g.crystalNumZ, s.crystalsPerRing].join(',');
+    progress(`pet native-c ${ds.nFrames} frames, ${ctx.workers} threads`);
     const line = execFileSync(bin, ['--frames', join(dir, 'frames.bin'), '--pos', join(dir, 'pos.bin'), '--energy', join(dir, 'energy.bin'),
-      '--geo', geo, '--repeat', String(runs)], { maxBuffer: 1 << 20 }).toString().trim();
-    const r = JSON.parse(line) as { threads: number; singles: number; pairs: number; convertMs: number; sortMs: number; coincidencesMs: number; msMedian: number; msMin: number };
+      '--geo', geo, '--repeat', String(runs), '--threads', String(ctx.workers)], { maxBuffer: 1 << 20 }).toString().trim();
+    const r = JSON.parse(line) as { threads: number; singles: number; pairs: number; convertMs: number; sortMs: number; coincidencesMs: number; msMedian: number; msMin: number; msAll?: number[] };
     const extra = { workers: r.threads, samples: runs, singles: r.singles, pairs: r.pairs, note: 'convert + LSD radix sort + sequential coincidences, OpenMP' };
+    if (r.threads !== ctx.workers) ctx.log(`pet: native-c ran ${r.threads} threads, not ${ctx.workers} (built without OpenMP?)`);
     return [
       record('pet/convert', 'native-c', ds.nFrames, r.convertMs, { ...extra, bytes: ds.nFrames * 16 }),
       record('pet/sort', 'native-c', r.singles, r.sortMs, extra),
@@ -47,9 +49,9 @@ const STAGES = ['convert', 'sort', 'coincidences', 'upload', 'download', 'total'
 async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<BenchRecord[]> {
   const t0 = performance.now();
   const ds = generatePetData({ nFrames: n, seed: 1 });
-  ctx.log(`pet: generated ${n} frames in ${(performance.now() - t0).toFixed(0)} ms`);
+  progress(`pet: generated ${n} frames in ${(performance.now() - t0).toFixed(0)} ms; ${runs} runs`);
   const memoryBytes = Math.min(4 * 2 ** 30 - 65536, Math.ceil((petMemoryBytes(n, ds.geometry) + (64 << 20)) / 65536) * 65536);
-  const dev = await createDevice({ memoryBytes });
+  const dev = await createDevice({ memoryBytes, workers: ctx.workers });
   const tables = { positionTable: ds.positionTable, energyTable: ds.energyTable };
   try {
     // Warm-up: V8's baseline tier and the first touch of the device memory's pages.
@@ -68,17 +70,17 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
       for (const l of r.launches) sums.set(l.kernel, (sums.get(l.kernel) ?? 0) + l.elapsedMs);
       for (const [k, v] of sums) perKernel.set(k, [...(perKernel.get(k) ?? []), v]);
     }
-    const extra = { workers: dev.workers, samples: runs, singles: m, pairs: last.pairs.count };
+    const extra = { workers: dev.workers, singles: m, pairs: last.pairs.count };
+    const times = (s: (typeof STAGES)[number]) => results.map((r) => r.timings[s]);
     const out: BenchRecord[] = [
-      record('pet/convert', 'simt-wasm', n, stage('convert'), { ...extra, bytes: n * 16, minMs: stageMin('convert') }),
-      record('pet/sort', 'simt-wasm', m, stage('sort'), { ...extra, mergePasses: last.mergePasses, minMs: stageMin('sort') }),
-      record('pet/coincidences', 'simt-wasm', m, stage('coincidences'), { ...extra, minMs: stageMin('coincidences') }),
-      record('pet/compute (convert+sort+coincidences)', 'simt-wasm', n, compute, { ...extra, minMs: Math.min(...computes) }),
-      record('pet/end-to-end', 'simt-wasm', n, stage('total'), { ...extra, uploadMs: stage('upload'), downloadMs: stage('download'), minMs: stageMin('total') }),
+      record('pet/convert', 'simt-wasm', n, stage('convert'), { ...extra, bytes: n * 16, minMs: stageMin('convert'), times: times('convert') }),
+      record('pet/sort', 'simt-wasm', m, stage('sort'), { ...extra, mergePasses: last.mergePasses, minMs: stageMin('sort'), times: times('sort') }),
+      record('pet/coincidences', 'simt-wasm', m, stage('coincidences'), { ...extra, minMs: stageMin('coincidences'), times: times('coincidences') }),
+      record('pet/compute (convert+sort+coincidences)', 'simt-wasm', n, compute, { ...extra, minMs: Math.min(...computes), times: computes }),
+      record('pet/end-to-end', 'simt-wasm', n, stage('total'), { ...extra, uploadMs: stage('upload'), downloadMs: stage('download'), minMs: stageMin('total'), times: times('total') }),
     ];
-    for (const [k, v] of perKernel) out.push(record(`pet/kernel/${k}`, 'simt-wasm', n, median(v), extra));
+    for (const [k, v] of perKernel) out.push(record(`pet/kernel/${k}`, 'simt-wasm', n, median(v), { ...extra, times: v }));
     out.push(...nativeRecords(ds, ctx, runs));
-    for (const r of out) ctx.log(`${r.impl.padEnd(10)} ${r.name.padEnd(44)} n=${String(r.size).padStart(9)} ${r.ms.toFixed(1).padStart(8)} ms  ${(r.elementsPerSec! / 1e6).toFixed(1).padStart(7)} M elements/s${r['minMs'] !== undefined ? `  (min ${(r['minMs'] as number).toFixed(1)} ms)` : ''}`);
     return out;
   } finally {
     await dev.destroy();
@@ -88,6 +90,7 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
 export const suite: BenchSuite = {
   name: 'pet',
   description: 'PET pipeline of seed 001 per stage and end to end (1M and 16M frames)',
+  quickDescription: 'PET pipeline of seed 001 per stage and end to end (64K frames)',
   async run(ctx) {
     const sizes = ctx.quick ? [1 << 16] : [1 << 20, 1 << 24];
     const out: BenchRecord[] = [];

@@ -3,7 +3,7 @@
 import { createDevice } from '../src/device.js';
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import { clusterPixelStore, uploadPixelStore } from '../src/jobs/pixel/run.js';
-import { median, record, type BenchRecord, type BenchSuite } from './harness.js';
+import { median, progress, record, type BenchRecord, type BenchSuite } from './harness.js';
 
 interface Cols { moduleInd: Uint16Array; xx: Uint16Array; yy: Uint16Array; adc: Uint16Array }
 
@@ -19,7 +19,8 @@ function repeatEvent(ev: Cols, copies: number): Cols {
 
 export const suite: BenchSuite = {
   name: 'pixel',
-  description: 'CMS pixel countModules + findClus + clusterChargeCut on the SiPixelDigisCUDASOAView store',
+  description: 'CMS pixel countModules + findClus + clusterChargeCut on the SiPixelDigisCUDASOAView store: one event (~175k digis) and 50M digis',
+  quickDescription: 'CMS pixel countModules + findClus + clusterChargeCut on the SiPixelDigisCUDASOAView store: one event (~175k digis)',
   async run(ctx) {
     const out: BenchRecord[] = [];
     const ev = generatePixelEvent({ seed: 1, activeModules: 1856, clustersPerModule: 24 });
@@ -29,10 +30,11 @@ export const suite: BenchSuite = {
       const copies = Math.ceil(50_000_000 / ev.n);
       cases.push({ name: '50M', cols: repeatEvent(ev, copies), copies });
     }
-    const dev = await createDevice({ memoryBytes: 1536 * 2 ** 20 });
+    const dev = await createDevice({ memoryBytes: 1536 * 2 ** 20, workers: ctx.workers });
     try {
       for (const c of cases) {
         const n = c.cols.moduleInd.length;
+        progress(`pixel/${c.name} (${n} digis)`);
         const store = await uploadPixelStore(dev, c.cols);
         const idOffset = store.layout.offsets.moduleInd;
         const idBytes = new Uint8Array(c.cols.moduleInd.buffer, c.cols.moduleInd.byteOffset, 2 * n);
@@ -48,10 +50,8 @@ export const suite: BenchSuite = {
           for (const l of res.launches) (per[l.kernel] ??= []).push(l.elapsedMs);
         }
         store.bytes.free();
-        out.push(record(`pixel/${c.name}/total`, 'simt-wasm', n, median(total), { workers: dev.workers, samples: total.length }));
-        for (const [k, v] of Object.entries(per)) out.push(record(`pixel/${c.name}/${k}`, 'simt-wasm', n, median(v), { workers: dev.workers, samples: v.length }));
-        ctx.log(`  pixel ${c.name} (${n} digis): total ${median(total).toFixed(1)} ms; ` +
-          Object.entries(per).map(([k, v]) => `${k} ${median(v).toFixed(1)} ms`).join(', '));
+        out.push(record(`pixel/${c.name}/total`, 'simt-wasm', n, median(total), { workers: dev.workers, times: total }));
+        for (const [k, v] of Object.entries(per)) out.push(record(`pixel/${c.name}/${k}`, 'simt-wasm', n, median(v), { workers: dev.workers, times: v }));
       }
     } finally {
       await dev.destroy();

@@ -38,31 +38,32 @@ function threadJob(ids: Uint16Array, grid: number, block: number): RaceJob<null>
 
 export const suite: BenchSuite = {
   name: 'race',
-  description: 'serial, fine-grained and racecheck modes as multiples of the parallel wasm backend (countModules)',
+  description: 'serial, fine-grained and racecheck modes as multiples of the parallel wasm backend (countModules, 16384 digis)',
+  quickDescription: 'serial, fine-grained and racecheck modes as multiples of the parallel wasm backend (countModules, 2048 digis)',
   async run(ctx) {
     const n = ctx.quick ? 2048 : 16384;
     const grid = 8, block = 128;
     const ids = moduleIds(n);
     const records: BenchRecord[] = [];
-    const phase = async (backend: 'wasm' | 'serial'): Promise<number> => {
-      const dev = await createDevice({ backend, memoryBytes: 64 << 20, seed: 1 });
+    const phase = async (backend: 'wasm' | 'serial'): Promise<{ median: number; samples: number[] }> => {
+      const dev = await createDevice({ backend, memoryBytes: 64 << 20, seed: 1, ...(backend === 'wasm' ? { workers: ctx.workers } : {}) });
       try {
         const id = await dev.upload('u16', ids);
         const ms = dev.alloc('u32', 4096);
         const cl = dev.alloc('i32', n);
-        const { median } = await measure(`countModules-${backend}`, async () => {
+        return await measure(`countModules-${backend}`, async () => {
           await ms.fill(0);
           await dev.launch(countModules, { grid, block }, [id, ms, cl, n, 4000]);
         }, { iterations: ctx.quick ? 3 : 10, time: ctx.quick ? 50 : 300 });
-        return median;
       } finally {
         await dev.destroy();
       }
     };
-    const base = await phase('wasm');
-    records.push(record('countModules', 'simt-wasm', n, base, { multiple: 1 }));
+    const wasm = await phase('wasm');
+    const base = wasm.median;
+    records.push(record('countModules', 'simt-wasm', n, base, { multiple: 1, workers: ctx.workers, times: wasm.samples }));
     const serial = await phase('serial');
-    records.push(record('countModules', 'simt-serial', n, serial, { multiple: serial / base }));
+    records.push(record('countModules', 'simt-serial', n, serial.median, { multiple: serial.median / base, workers: 1, times: serial.samples }));
 
     const session = await RaceSession.open();
     try {
@@ -76,16 +77,15 @@ export const suite: BenchSuite = {
       ];
       for (const [impl, chooser, detect] of modes) {
         let switches = 0, steps = 0;
-        const { median } = await measure(`countModules-${impl}`, async () => {
+        const { median, samples } = await measure(`countModules-${impl}`, async () => {
           const r = await session.runJob(job, null, chooser(), detect);
           switches = r.switches; steps = r.steps;
         }, { iterations: ctx.quick ? 2 : 5, time: ctx.quick ? 50 : 300, warmup: 1 });
-        records.push(record('countModules', `simt-${impl}`, n, median, { multiple: median / base, switches, yieldPoints: steps }));
+        records.push(record('countModules', `simt-${impl}`, n, median, { multiple: median / base, switches, yieldPoints: steps, workers: 1, times: samples }));
       }
     } finally {
       await session.close();
     }
-    for (const r of records) ctx.log(`${r.impl.padEnd(18)} ${r.ms.toFixed(3).padStart(10)} ms  ×${(r.multiple as number).toFixed(1)}${r.switches !== undefined ? `  (${String(r.yieldPoints)} yield points, ${String(r.switches)} switches)` : ''}`);
     return records;
   },
 };

@@ -1,16 +1,31 @@
-// Benchmark runner (npm run bench / simt bench [name] [--json] [--quick]). Every
-// bench/*.bench.ts module exports `suite: BenchSuite`; this finds them in the built tree.
+// Benchmark runner (npm run bench / simt bench [suite] [--json] [--quick] [--workers N[,N…]]).
+// Every bench/*.bench.ts module exports `suite: BenchSuite`; this finds them in the built tree,
+// runs them (once per worker count), and prints each suite once: a table by default, one JSON
+// record per line with --json. Progress and notes go to stderr.
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { cpus, totalmem } from 'node:os';
 import type { CommandIO } from '../src/cli/command.js';
-import type { BenchRecord, BenchSuite } from './harness.js';
+import { defaultWorkerCount, setDefaultWorkerCount } from '../src/platform.js';
+import { onMeasure, type BenchSuite } from './harness.js';
+import { formatTable } from './table.js';
 
-export interface BenchOptions { only?: string; json: boolean; quick: boolean }
+export interface BenchOptions {
+  only?: string;
+  json: boolean;
+  quick: boolean;
+  /** One pass per count (simt workers = native C threads); default one pass at all cores. */
+  workers?: readonly number[];
+  /** No progress or notes on stderr. */
+  quiet?: boolean;
+  /** Draw progress as one rewritten status line (stderr is a terminal). */
+  statusLine?: boolean;
+}
 
 export async function loadSuites(): Promise<BenchSuite[]> {
   const dir = new URL('.', import.meta.url);
-  const files = (await readdir(fileURLToPath(dir))).filter((f) => f.endsWith('.bench.js')).sort();
+  // The built tree has <name>.bench.js; the sources (run by vitest) <name>.bench.ts.
+  const files = (await readdir(fileURLToPath(dir))).filter((f) => f.endsWith('.bench.js') || (f.endsWith('.bench.ts') && !f.endsWith('.d.ts'))).sort();
   const suites: BenchSuite[] = [];
   for (const f of files) {
     const m = (await import(new URL(f, dir).href)) as { suite?: BenchSuite };
@@ -19,34 +34,63 @@ export async function loadSuites(): Promise<BenchSuite[]> {
   return suites;
 }
 
+/** Progress on stderr: a status line rewritten in place on a terminal, else one line per step. */
+function progressWriter(io: CommandIO, opts: BenchOptions): { show(suite: string, step: string): void; clear(): void } {
+  if (opts.quiet) return { show() {}, clear() {} };
+  let shown = false;
+  return {
+    show(suite, step) {
+      if (opts.statusLine) { process.stderr.write(`\r\x1b[2K[${suite}] ${step} …`); shown = true; }
+      else io.err(`[${suite}] ${step} …`);
+    },
+    clear() { if (shown) { process.stderr.write('\r\x1b[2K'); shown = false; } },
+  };
+}
+
 export async function runBenchmarks(opts: BenchOptions, io: CommandIO): Promise<number> {
-  const suites = (await loadSuites()).filter((s) => !opts.only || s.name === opts.only);
+  const all = await loadSuites();
+  const suites = all.filter((s) => !opts.only || s.name === opts.only);
   if (suites.length === 0) {
-    io.err(`no benchmark suite named '${opts.only}' (have: ${(await loadSuites()).map((s) => s.name).join(', ')})`);
+    io.err(`no benchmark suite named '${opts.only}' (have: ${all.map((s) => s.name).join(', ')})`);
     return 2;
   }
-  if (!opts.json) io.out(`machine: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
-  for (const s of suites) {
-    if (!opts.json) io.out(`\n## ${s.name}: ${s.description}`);
-    const records = await s.run({ quick: opts.quick, log: (l) => io.err(l) });
-    for (const r of records) io.out(opts.json ? JSON.stringify({ suite: s.name, ...r }) : formatRecord(r));
+  const counts = opts.workers && opts.workers.length > 0 ? opts.workers : [await defaultWorkerCount()];
+  const chosen = !!opts.workers && opts.workers.length > 0;
+  if (!opts.json) {
+    io.out(`machine: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
+    io.out(`workers: ${counts.join(', ')} (native C baselines run with the same thread count)${opts.quick ? '; --quick: smaller sizes' : ''}`);
+  }
+  const status = progressWriter(io, opts);
+  try {
+    for (const workers of counts) {
+      // Devices a suite opens without naming workers (and defaultWorkerCount) get this count too.
+      setDefaultWorkerCount(chosen ? workers : undefined);
+      for (const s of suites) {
+        onMeasure((step) => status.show(s.name, step));
+        const t0 = performance.now();
+        const records = await s.run({
+          quick: opts.quick, workers, workersChosen: chosen,
+          log: (l) => { status.clear(); if (!opts.quiet) io.err(l); },
+        });
+        status.clear();
+        const header = opts.quick ? (s.quickDescription ?? s.description) : s.description;
+        if (opts.json) for (const r of records) io.out(JSON.stringify({ suite: s.name, quick: opts.quick, ...r }));
+        else {
+          io.out(`\n## ${s.name}: ${header}${counts.length > 1 ? ` — pass with ${workers} workers` : ''} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+          for (const line of formatTable(records)) io.out(line);
+        }
+      }
+    }
+  } finally {
+    onMeasure(undefined);
+    setDefaultWorkerCount(undefined);
+    status.clear();
   }
   return 0;
 }
 
-export function formatRecord(r: BenchRecord): string {
-  const parts = [`${r.name.padEnd(22)} ${r.impl.padEnd(12)} n=${String(r.size).padEnd(10)}`];
-  if (r.workers !== undefined) parts.push(`workers=${r.workers}`);
-  for (const k of ['channels', 'grid', 'threads'] as const) if (r[k] !== undefined) parts.push(`${k}=${String(r[k])}`);
-  parts.push(r.ms < 0.1 ? `${(r.ms * 1000).toFixed(2)} µs` : `${r.ms.toFixed(2)} ms`);
-  if (r.gbps !== undefined) parts.push(`${r.gbps.toFixed(2)} GB/s`);
-  else if (r.elementsPerSec !== undefined && r.size > 1) parts.push(`${(r.elementsPerSec / 1e6).toFixed(1)} M elem/s`);
-  return parts.join('  ');
-}
-
-// `node dist/bench/run.js [name] [--json] [--quick]`
+// `node dist/bench/run.js …` (npm run bench): the same as `simt bench …`.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const args = process.argv.slice(2);
-  const io: CommandIO = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n'), tty: !!process.stdout.isTTY };
-  process.exitCode = await runBenchmarks({ only: args.find((a) => !a.startsWith('--')), json: args.includes('--json'), quick: args.includes('--quick') }, io);
+  const { main } = await import('../src/cli/main.js');
+  process.exitCode = await main(['bench', ...process.argv.slice(2)]);
 }

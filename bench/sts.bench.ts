@@ -4,7 +4,7 @@ import { createDevice } from '../src/device.js';
 import { stsDigisForBench, stsSortByChannelReference } from '../src/data/synthetic.js';
 import { stsSort, STS_SORT_METHODS } from '../src/jobs/sts/run.js';
 import { buildNative, runNative } from './native/index.js';
-import { median, record, type BenchRecord, type BenchSuite } from './harness.js';
+import { median, progress, record, type BenchRecord, type BenchSuite } from './harness.js';
 
 async function timeRuns(reps: number, fn: () => Promise<number>): Promise<number[]> {
   await fn(); // warm-up (baseline tier)
@@ -15,12 +15,14 @@ async function timeRuns(reps: number, fn: () => Promise<number>): Promise<number
 
 export const suite: BenchSuite = {
   name: 'sts',
-  description: 'STS digi sort by (channel, time): chunked/atomic/local counting sorts, natural merge sort, key sort vs native C (OpenMP)',
+  description: 'STS digi sort by (channel, time), 1M and 32M digis, 1k and 100k channels: counting sorts, merge sort, key sort vs native C (OpenMP)',
+  quickDescription: 'STS digi sort by (channel, time), 1M digis, 1k and 100k channels: counting sorts, merge sort, key sort vs native C (OpenMP)',
   async run(ctx) {
     const out: BenchRecord[] = [];
     const sizes = ctx.quick ? [1_000_000] : [1_000_000, 32_000_000];
     const native = buildNative();
-    const dev = await createDevice({ memoryBytes: 1536 * 2 ** 20 });
+    if (!native.ok) ctx.log(`sts: native baseline skipped: ${native.note}`);
+    const dev = await createDevice({ memoryBytes: 1536 * 2 ** 20, workers: ctx.workers });
     try {
       for (const n of sizes) {
         for (const channels of [1000, 100_000]) {
@@ -29,6 +31,7 @@ export const suite: BenchSuite = {
           const reference = n <= 1_000_000 ? stsSortByChannelReference(words, channels) : undefined;
           for (const method of STS_SORT_METHODS) {
             const slow = method === 'merge' || method === 'key';
+            progress(`stsSort/${method} n=${n} channels=${channels}`);
             const reps = n > 1_000_000 ? (slow ? 2 : 7) : (slow ? 3 : 9);
             let ok = true;
             const ms = await timeRuns(reps, async () => {
@@ -40,17 +43,15 @@ export const suite: BenchSuite = {
               r.device!.free();
               return r.ms;
             });
-            const rec = record(`stsSort/${method}`, 'simt-wasm', n, median(ms), { bytes: 16 * n, workers: dev.workers, samples: ms.length, channels, ok });
+            const rec = record(`stsSort/${method}`, 'simt-wasm', n, median(ms), { bytes: 16 * n, workers: dev.workers, times: ms, channels, ok });
             out.push(rec);
-            ctx.log(`  sts ${method.padEnd(8)} n=${n} k=${channels}: ${rec.ms.toFixed(1)} ms${reference ? (ok ? ' (checked)' : ' MISMATCH') : ''}`);
+            if (!ok) ctx.log(`sts: ${method} n=${n} channels=${channels}: output differs from the reference`);
           }
           input.free();
           if (native.ok) {
+            progress(`stsSort native-c n=${n} channels=${channels}`);
             const r = await runNative('stsSortByChannel', { n, seed: 1, threads: dev.workers, repeat: 7, extra: { channels } });
-            out.push(record('stsSort/native-counting', 'native-c', n, r.msMedian, { bytes: 16 * n, workers: r.threads, samples: r.msAll.length, channels, openmp: r.openmp, ok: r.result === 1 }));
-            ctx.log(`  sts native-c   n=${n} k=${channels}: ${r.msMedian.toFixed(1)} ms (${r.threads} threads, OpenMP ${r.openmp})`);
-          } else {
-            ctx.log(`  native baseline skipped: ${native.note}`);
+            out.push(record('stsSort/native-counting', 'native-c', n, r.msMedian, { bytes: 16 * n, workers: r.threads, times: r.msAll, channels, openmp: r.openmp, ok: r.result === 1 }));
           }
         }
       }

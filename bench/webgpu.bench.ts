@@ -20,17 +20,17 @@ function describeDevice(d: GpuDevice): string {
 
 async function timeLaunches(name: string, device: GpuDevice, launch: () => Promise<LaunchStats>, quick: boolean) {
   const gpu: number[] = [];
-  const { median: ms, samples } = await measure(`${name} ${device.backend}`, async () => {
+  const { median: ms, samples } = await measure(`${name} ${device.backend}${device.backend === 'webgpu' ? '' : ` ${device.workers} workers`}`, async () => {
     const st = await launch();
     if (st.gpuTimeMs !== undefined) gpu.push(st.gpuTimeMs);
   }, { iterations: quick ? 3 : 7, time: quick ? 100 : 500, warmup: 2 });
-  return { ms, samples: samples.length, gpuMs: gpu.length > 0 ? median(gpu) : undefined };
+  return { ms, samples, gpuMs: gpu.length > 0 ? median(gpu) : undefined };
 }
 
 async function benchBackend(backend: BackendName, n: number, ctx: BenchContext): Promise<BenchRecord[]> {
   const device = await createDevice(backend === 'webgpu'
     ? { backend: 'webgpu', memoryBytes: 1 << 30, webgpu: { gpuTiming: true } }
-    : { backend: 'wasm', memoryBytes: 512 << 20 });
+    : { backend: 'wasm', memoryBytes: 512 << 20, workers: ctx.workers });
   const out: BenchRecord[] = [];
   try {
     const where = describeDevice(device);
@@ -42,9 +42,9 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
     const shapes = backend === 'webgpu' ? grids.map((grid) => ({ grid, block: 256 })) : [gridStrideShape(device, n)];
     for (const s of shapes) {
       const B = device.alloc('f32', s.grid);
-      const vm = await timeLaunches('vecMax', device, () => device.launch(vecMax, { grid: s.grid, block: s.block, sharedBytes: 4 * s.block }, [A, B, n]), ctx.quick);
+      const vm = await timeLaunches(`vecMax grid ${s.grid}`, device, () => device.launch(vecMax, { grid: s.grid, block: s.block, sharedBytes: 4 * s.block }, [A, B, n]), ctx.quick);
       out.push(record('vecMax', `simt-${backend}`, n, vm.ms, {
-        bytes: 4 * n, samples: vm.samples, workers: device.workers, device: where, grid: s.grid, block: s.block,
+        bytes: 4 * n, times: vm.samples, workers: device.workers, device: where, grid: s.grid, block: s.block,
         ...(vm.gpuMs !== undefined ? { gpuMs: vm.gpuMs, gpuGbps: (4 * n) / vm.gpuMs / 1e6 } : {}),
       }));
       B.free();
@@ -62,7 +62,7 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
     }, ctx.quick);
     const count = (await ms.read(0, 1))[0];
     out.push(record('countModules', `simt-${backend}`, n, cm.ms, {
-      bytes: 6 * n, samples: cm.samples, workers: device.workers, device: where, grid: c.grid, block: c.block, modules: count,
+      bytes: 6 * n, times: cm.samples, workers: device.workers, device: where, grid: c.grid, block: c.block, modules: count,
       ...(cm.gpuMs !== undefined ? { gpuMs: cm.gpuMs, gpuGbps: (6 * n) / cm.gpuMs / 1e6 } : {}),
     }));
     for (const a of [id, ms, cl]) a.free();
@@ -75,17 +75,12 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
 export const suite: BenchSuite = {
   name: 'webgpu',
   description: 'WebGPU vs wasm per kernel: vecMax 16M f32, countModules 16M digis (wall and GPU time)',
+  quickDescription: 'WebGPU vs wasm per kernel: vecMax 1M f32, countModules 1M digis (wall and GPU time)',
   async run(ctx) {
     const n = ctx.quick ? 1 << 20 : 16 << 20;
     const records: BenchRecord[] = [];
     for (const backend of ['wasm', 'webgpu'] as const) {
-      ctx.log(`webgpu suite: ${backend}, n = ${n}`);
-      const rs = await benchBackend(backend, n, ctx);
-      for (const r of rs) {
-        ctx.log(`  ${r.name.padEnd(13)} ${r.impl.padEnd(12)} grid ${String(r.grid).padStart(6)} ${r.ms.toFixed(2).padStart(9)} ms  ${r.gbps!.toFixed(2).padStart(7)} GB/s` +
-          (typeof r.gpuMs === 'number' ? `   GPU ${r.gpuMs.toFixed(3)} ms ${(r.gpuGbps as number).toFixed(1)} GB/s` : '') + `  (${String(r.device)})`);
-      }
-      records.push(...rs);
+      records.push(...await benchBackend(backend, n, ctx));
     }
     return records;
   },

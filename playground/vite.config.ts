@@ -89,7 +89,9 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     // dawn.node (the `webgpu` package) is simt's Node-only WebGPU; a page uses navigator.gpu.
-    rolldownOptions: { external: ['webgpu'] },
+    // keepNames: minified class names would name every simt error `_` (errors are named by
+    // their class; see src/errors.ts, which also pins its own classes' names).
+    rolldownOptions: { external: ['webgpu'], output: { keepNames: true } },
   },
   optimizeDeps: { exclude: ['webgpu'] },
   plugins: [simtAssets()],

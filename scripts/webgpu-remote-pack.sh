@@ -4,7 +4,6 @@
 #
 #   DIR/node.xz                 this machine's `node` binary, xz-compressed (~24 MB)
 #   DIR/webgpu/                 the `webgpu` package's index.js, package.json, dawn.node.xz (~5 MB)
-#   DIR/tinybench/              the benchmark harness's one dependency
 #   DIR/debs/*.deb              the Vulkan loader and GL dispatch libraries (libvulkan1, libglvnd0,
 #                               libglx0, libegl1, …) that NVIDIA's Vulkan ICD needs, for bare machines
 #   DIR/cuda/                   the native CUDA baseline (bench/native/cuda/seeds.cu), built there with nvcc
@@ -22,7 +21,6 @@ NODE_BIN=$(command -v node)
 WG=node_modules/webgpu
 cp "$WG/index.js" "$WG/package.json" "$DIR/webgpu/"
 [ -f "$DIR/webgpu/dawn.node.xz" ] || xz -T0 -6 -c "$WG/dist/linux-x64/dawn.node" > "$DIR/webgpu/dawn.node.xz"
-rm -rf "$DIR/tinybench" && cp -r node_modules/tinybench "$DIR/tinybench"
 if ! ls "$DIR"/debs/libglx0_*.deb >/dev/null 2>&1; then
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/simt-apt-amd64'
   mkdir -p /tmp/simt-apt-amd64/partial

@@ -24,14 +24,13 @@ fi
 for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
   if [ -z "${VK_ICD_FILENAMES:-}" ] && [ -f "$icd" ]; then export VK_ICD_FILENAMES=$icd; fi
 done
-# 2. node, and a node_modules with webgpu (dawn.node) and tinybench beside the built simt.
+# 2. node, and a node_modules with webgpu (dawn.node) beside the built simt.
 [ -x "$WORK/bin/node" ] || xz -dc "$DIR/node.xz" > "$WORK/bin/node" && chmod +x "$WORK/bin/node"
 export PATH="$WORK/bin:$PATH"
 rm -rf "$WORK/app" && cp -r "$DIR/simt" "$WORK/app"
 mkdir -p "$WORK/app/node_modules/webgpu/dist/linux-x64"
 cp "$DIR/webgpu/index.js" "$DIR/webgpu/package.json" "$WORK/app/node_modules/webgpu/"
 xz -dc "$DIR/webgpu/dawn.node.xz" > "$WORK/app/node_modules/webgpu/dist/linux-x64/dawn.node"
-cp -r "$DIR/tinybench" "$WORK/app/node_modules/tinybench"
 cd "$WORK/app"
 echo "node $(node --version), VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-unset}"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

@@ -5,6 +5,7 @@
 //   'serial' — one worker; block order and every phase's thread order drawn from a seeded
 //              generator: same seed ⇒ bit-identical output, other seeds ⇒ other legal orders.
 
+import type { WasmMemory } from './wasmTypes.js';
 import { type DType, DTYPES, type ScalarOf, type TypedArrayOf, dtypeOfArray, viewOf } from './dtypes.js';
 import { type Dim3, type DimLike, toDim3 } from './dims.js';
 import {
@@ -12,7 +13,8 @@ import {
   KernelTimeoutError, LaunchAbortedError, LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError,
   SharedMemoryLimitError, UseAfterFreeError, WorkerLostError,
 } from './errors.js';
-import type { Kernel } from './kernel.js';
+import type { Kernel, ParamSpec } from './kernel.js';
+import type { LaunchArgsParam } from './launchTypes.js';
 import { argumentList, checkArrayArg, checkScalarArg, describe } from './launchArgs.js';
 import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from './deviceApi.js';
 import { CONTROL_BYTES, CTL, Command, HEAP_ALIGN, MAX_WASM32_BYTES, PAGE_BYTES } from './layout.js';
@@ -131,7 +133,7 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
     throw new MemorySizeError(`memoryBytes ${memoryBytes} leaves no device heap: the control page, static data and ` +
       `${workers} workers' scratch already take ${heapBase} bytes`);
   }
-  let memory: WebAssembly.Memory;
+  let memory: WasmMemory;
   try {
     memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
   } catch (e) {
@@ -171,7 +173,7 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
 const BUILTIN_MODULE = 'builtin';
 
 /** A module loaded on a device: its kernels and a host instance (for checking exports). */
-interface LoadedModule { id: string; kernelNames: string[]; exports: WebAssembly.Exports; pool: PoolModule }
+interface LoadedModule { id: string; kernelNames: string[]; exports: Record<string, unknown>; pool: PoolModule }
 
 const compiledModules = new Map<string, Promise<WebAssembly.Module>>();
 
@@ -193,7 +195,7 @@ async function prepareModule(m: KernelModule, memory: WebAssembly.Memory): Promi
 }
 
 interface DeviceParts {
-  backend: Backend; workers: number; memory: WebAssembly.Memory; pool: WorkerPool; heapBase: number;
+  backend: Backend; workers: number; memory: WasmMemory; pool: WorkerPool; heapBase: number;
   sharedLimit: number; modules: LoadedModule[]; seed: number; launchTimeoutMs: number;
   fallbackReason: string | undefined;
 }
@@ -209,11 +211,11 @@ export class Device implements GpuDevice {
   readonly seed: number;
   /** Set when `backend: 'auto'` found no WebGPU adapter: why this wasm device was returned instead. */
   readonly fallbackReason: string | undefined;
-  readonly memory: WebAssembly.Memory;
+  readonly memory: WasmMemory;
   private readonly heap: HeapAllocator;
   private readonly pool: WorkerPool;
   /** `moduleId/kernel` → the launch index (kernels of every loaded module, in load order). */
-  private readonly kernelIndex = new Map<string, { index: number; exports: WebAssembly.Exports }>();
+  private readonly kernelIndex = new Map<string, { index: number; exports: Record<string, unknown> }>();
   private readonly modules: LoadedModule[] = [];
   private readonly i32: Int32Array;
   private readonly dv: DataView;
@@ -314,7 +316,8 @@ export class Device implements GpuDevice {
    * when it has finished; rejects with a typed error for a bad configuration or argument
    * (before anything runs), a trap (KernelError), a timeout or an abort.
    */
-  launch(kernel: Kernel, config: LaunchConfig, args: KernelArgs = []): Promise<LaunchStats> {
+  launch<P extends Record<string, ParamSpec>>(kernel: Kernel<P>, config: LaunchConfig, ...rest: LaunchArgsParam<P>): Promise<LaunchStats> {
+    const args: KernelArgs = rest[0] ?? [];
     let prepared: PreparedLaunch;
     try {
       this.checkAlive();

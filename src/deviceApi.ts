@@ -3,7 +3,8 @@
 
 import type { DType, ScalarOf, TypedArrayOf } from './dtypes.js';
 import type { Dim3, DimLike } from './dims.js';
-import type { Kernel } from './kernel.js';
+import type { Kernel, ParamSpec } from './kernel.js';
+import type { LaunchArgsParam } from './launchTypes.js';
 import type { DeviceArray } from './memory/deviceArray.js';
 
 export type BackendName = 'wasm' | 'serial' | 'webgpu';
@@ -64,7 +65,11 @@ export interface GpuDevice {
   readonly fallbackReason?: string | undefined;
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D>;
   upload<D extends DType>(dtype: D, data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>): Promise<DeviceArray<D>>;
-  launch(kernel: Kernel, config: LaunchConfig, args?: KernelArgs): Promise<LaunchStats>;
+  /**
+   * Runs `kernel` over `config.grid` blocks of `config.block` threads. `args` are type-checked
+   * against the kernel's parameters (launchTypes.ts): by name or in order.
+   */
+  launch<P extends Record<string, ParamSpec>>(kernel: Kernel<P>, config: LaunchConfig, ...args: LaunchArgsParam<P>): Promise<LaunchStats>;
   synchronize(): Promise<void>;
   memoryInfo(): MemoryInfo;
   destroy(): Promise<void>;

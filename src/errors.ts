@@ -1,12 +1,25 @@
 // Every failure simt reports is one of these classes, so callers can `instanceof` them and
 // the message alone says what was wrong. After any of them the device stays usable.
 
-/** Base class of every simt error. */
+const ERROR_NAME = Symbol('simt.errorName');
+
+/** Base class of every simt error. Its `name` is the class's name (pinned by {@link pinErrorNames}). */
 export class SimtError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = new.target.name;
+    // The pinned name when there is one: a bundler that minifies class names (`class _ extends …`)
+    // would otherwise name every error `_`.
+    const pinned = Object.prototype.hasOwnProperty.call(new.target, ERROR_NAME) ? (new.target as { [ERROR_NAME]?: string })[ERROR_NAME] : undefined;
+    this.name = pinned ?? new.target.name;
   }
+}
+
+/**
+ * Pins error classes' names: `pinErrorNames({ MyError })`. The keys are strings, which no
+ * minifier renames, so an error keeps its name in a bundled page.
+ */
+export function pinErrorNames(classes: Record<string, abstract new (...args: never[]) => Error>): void {
+  for (const [name, cls] of Object.entries(classes)) Object.defineProperty(cls, ERROR_NAME, { value: name });
 }
 
 /** An allocation asked for more bytes than the device heap has free (largest free block). */
@@ -102,3 +115,9 @@ export class DeviceLostError extends SimtError {}
 
 /** A backend that cannot run here (e.g. no WebGPU adapter), or an unknown backend name. */
 export class BackendUnavailableError extends SimtError {}
+
+pinErrorNames({
+  SimtError, OutOfDeviceMemoryError, MemorySizeError, UseAfterFreeError, BufferMismatchError, DeviceOptionError, LaunchConfigError,
+  SharedMemoryLimitError, KernelArgumentError, KernelError, KernelTimeoutError, LaunchAbortedError, DeviceDestroyedError, WorkerLostError,
+  DeviceLostError, BackendUnavailableError,
+});

@@ -151,7 +151,19 @@ export async function startWorker(name: string): Promise<WorkerHandle> {
   };
 }
 
+let workerCountOverride: number | undefined;
+
+/**
+ * Sets the worker count `createDevice` uses when none is given (undefined: back to all cores).
+ * `simt bench --workers N` uses it, so every device a benchmark opens has N workers.
+ */
+export function setDefaultWorkerCount(n: number | undefined): void {
+  if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > 256)) throw new RangeError(`default worker count must be an integer in [1, 256], got ${n}`);
+  workerCountOverride = n;
+}
+
 export async function defaultWorkerCount(): Promise<number> {
+  if (workerCountOverride !== undefined) return workerCountOverride;
   if (isNode) {
     const os = await import('node:os');
     return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);

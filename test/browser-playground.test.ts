@@ -182,6 +182,11 @@ describe('playground in headless Chromium', () => {
       // Each global-memory report with an element shows that element highlighted.
       const highlighted = rc.reports.filter((r) => r.index !== undefined && r.space !== 'shared').length;
       expect(await page.locator('[data-testid=racing-cell]').count(), job.name).toBe(highlighted);
+      // The outcomes table scrolls inside its column: wider, it lay under the racecheck column,
+      // which took the clicks meant for its "schedule" expanders. An expander opens on a click.
+      const expander = page.locator('#race-outcomes details').first();
+      await expander.locator('summary').click({ timeout: 5000 });
+      expect(await expander.evaluate((d) => (d as HTMLDetailsElement).open), job.name).toBe(true);
     }
   }, 600_000);
 
@@ -235,6 +240,8 @@ describe('playground in headless Chromium', () => {
       await p.click('[data-testid=compute-run]');
       await p.waitForSelector('[data-testid=compute][data-state=error]');
       expect(await p.textContent('[data-testid=errors]')).toContain('Cross-Origin-Embedder-Policy: require-corp');
+      // The error is shown by its class name, which the bundle keeps (not a minified `_`).
+      expect(await p.textContent('[data-testid=errors]')).toMatch(/\b[A-Z][A-Za-z]*Error: /);
       expect(await p.isVisible('[data-testid=errors]')).toBe(true);
     } finally {
       await p.close();

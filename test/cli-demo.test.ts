@@ -7,7 +7,10 @@ describe('simt demo', () => {
     const lines: string[] = [];
     const code = await main(['demo', '--n', '300001', '--digis', '200003', '--json'], { out: (l) => lines.push(l), err: (l) => lines.push(l), tty: false });
     expect(code).toBe(0);
-    const records = lines.map((l) => JSON.parse(l) as { name: string; ok: boolean; size: number; ms: number });
+    expect(lines).toHaveLength(1);
+    const doc = JSON.parse(lines[0]!) as { ok: boolean; workers: number; results: { name: string; ok: boolean; size: number; ms: number }[] };
+    expect(doc.ok).toBe(true);
+    const records = doc.results;
     expect(records.map((r) => r.name)).toEqual(['vecMax', 'vecSum', 'countModules']);
     for (const r of records) {
       expect(r.ok).toBe(true);

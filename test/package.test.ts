@@ -7,7 +7,7 @@ import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -79,17 +79,25 @@ const KERNEL_SOURCES = /^(assembly\/runtime\/|assembly\/threads\/(runtime|compil
 
 describe('the packed tarball', () => {
   let scratch = '';
-  afterAll(() => { if (scratch) rmSync(scratch, { recursive: true, force: true }); });
+  let target = '';
+  const cli = (args: string[], env: NodeJS.ProcessEnv = {}): string =>
+    execFileSync(process.execPath, [join(target, 'bin/simt.js'), ...args], { cwd: scratch, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 
-  it('installs by name and runs a launch, an op and the race tools', () => {
+  beforeAll(() => {
     scratch = mkdtempSync(join(tmpdir(), 'simt-pack-'));
     const out = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', scratch])) as { filename: string }[];
-    const target = join(scratch, 'node_modules', 'simt');
+    target = join(scratch, 'node_modules', 'simt');
     mkdirSync(target, { recursive: true });
     execFileSync('tar', ['-xzf', join(scratch, out[0]!.filename), '-C', target, '--strip-components=1']);
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    // The package's dependencies, as npm would install them beside it.
-    for (const dep of ['assemblyscript', 'binaryen']) symlinkSync(join(ROOT, 'node_modules', dep), join(scratch, 'node_modules', dep), 'dir');
+    // The package's dependencies, as npm would install them beside it — exactly those: a
+    // dependency the package forgot to declare is missing here too. `webgpu` is an optional
+    // peer: not there until a test adds it.
+    for (const dep of Object.keys(pkg.dependencies)) symlinkSync(join(ROOT, 'node_modules', dep), join(scratch, 'node_modules', dep), 'dir');
+  }, 120_000);
+  afterAll(() => { if (scratch) rmSync(scratch, { recursive: true, force: true }); });
+
+  it('installs by name and runs a launch, an op and the race tools', () => {
     writeFileSync(join(scratch, 'main.js'), `
       import { createDevice, data, deviceMax, race, kernels } from 'simt';
       const dev = await createDevice({ memoryBytes: 32 << 20, workers: 2 });
@@ -113,10 +121,101 @@ describe('the packed tarball', () => {
     expect(res.outcomes).toBeGreaterThan(1);
     expect(res.vecMax).toBe('vecMax');
     expect(res.twice).toEqual([2, 4, 6, 8, 10]);
-    // The CLI runs from the package too, and the WGSL the WebGPU backend loads is there.
-    const info = execFileSync(process.execPath, [join(target, 'bin/simt.js'), '--help'], { cwd: scratch, encoding: 'utf8', timeout: 60_000 });
-    expect(info).toMatch(/simt/);
     expect(existsSync(join(target, 'assembly/kernels/vecMax.wgsl'))).toBe(true);
     expect(relative(scratch, target)).toBe(join('node_modules', 'simt'));
+  }, 120_000);
+
+  it('simt --version prints the package version; --help lists the commands', () => {
+    expect(cli(['--version']).trim()).toBe(pkg.version);
+    const help = cli(['--help']);
+    for (const c of ['info', 'demo', 'build', 'bench', 'crosscheck', 'explore', 'racecheck', 'sts-sort', 'pixel', 'pet']) expect(help).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect(cli(['bench', '--help'])).toMatch(/--workers N\[,N…\]/);
+  }, 120_000);
+
+  it('simt bench --quick runs a suite: one table, then the same records with --json', () => {
+    const table = cli(['bench', 'race', '--quick', '--quiet']);
+    expect(table).toMatch(/^## race: .*2048 digis/m);
+    expect(table).toMatch(/^name\s+impl\s+size\s+workers\s+median\s+spread\s+samples\s+throughput$/m);
+    expect(table.match(/^countModules\s+simt-/gm)?.length).toBe(6);
+    const lines = cli(['bench', 'race', '--quick', '--quiet', '--json', '--workers', '2']).trim().split('\n');
+    const records = lines.map((l) => JSON.parse(l) as { suite: string; impl: string; samples: number; ms: number; workers: number });
+    expect(records.map((r) => r.impl)).toEqual(['simt-wasm', 'simt-serial', 'simt-fine-inorder', 'simt-fine-pct', 'simt-fine-random', 'simt-racecheck']);
+    for (const r of records) { expect(r.suite).toBe('race'); expect(r.samples).toBeGreaterThan(0); expect(r.ms).toBeGreaterThan(0); }
+    expect(records[0]!.workers).toBe(2);
+  }, 180_000);
+
+  it('a consumer file type-checks under tsc --strict without skipLibCheck (with and without the DOM lib)', () => {
+    for (const dep of ['@types/node', 'undici-types']) {
+      mkdirSync(dirname(join(scratch, 'node_modules', dep)), { recursive: true });
+      if (!existsSync(join(scratch, 'node_modules', dep))) symlinkSync(join(ROOT, 'node_modules', dep), join(scratch, 'node_modules', dep), 'dir');
+    }
+    writeFileSync(join(scratch, 'consumer.ts'), `
+      import { createDevice, kernels, type WebGpuDevice } from 'simt';
+      import { compileKernels, type CompileOptions } from 'simt/compiler';
+      const dev = await createDevice({ workers: 2, memoryBytes: 16 << 20 });
+      const A = await dev.upload('f32', [1, 2, 3]);
+      const B = dev.alloc('f32', 1);
+      await dev.launch(kernels.vecMax, { grid: 1, block: 32, sharedBytes: 128 }, { A, B, N: 3 });
+      const options: CompileOptions = { cacheDir: false };
+      export const unused = [compileKernels, options] as const;
+      export async function gpuLimits(d: WebGpuDevice): Promise<unknown> { return d.limits; }
+      await dev.destroy();
+    `);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    for (const lib of ['ES2022', 'ES2022,DOM']) {
+      let out = '';
+      try {
+        execFileSync(process.execPath, [tsc, '--strict', '--noEmit', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext',
+          '--lib', lib, '--types', 'node', 'consumer.ts'], { cwd: scratch, encoding: 'utf8', timeout: 120_000 });
+      } catch (e) {
+        out = (e as { stdout?: string }).stdout ?? String(e);
+      }
+      expect(out, `lib ${lib}`).toBe('');
+    }
+  }, 240_000);
+
+  it('the webgpu backend without the webgpu package: a typed error naming the install command', () => {
+    expect(existsSync(join(scratch, 'node_modules', 'webgpu'))).toBe(false);
+    writeFileSync(join(scratch, 'gpu.js'), `
+      import { createDevice, WebGpuUnavailableError } from 'simt';
+      try { await createDevice({ backend: 'webgpu' }); console.log(JSON.stringify({ opened: true })); }
+      catch (e) { console.log(JSON.stringify({ name: e.name, typed: e instanceof WebGpuUnavailableError, reason: e.reason, message: e.message })); }
+    `);
+    const r = JSON.parse(execFileSync(process.execPath, ['gpu.js'], { cwd: scratch, encoding: 'utf8', timeout: 60_000 }));
+    expect(r).toMatchObject({ name: 'WebGpuUnavailableError', typed: true, reason: 'package-not-installed' });
+    expect(r.message).toContain('npm install webgpu');
+    expect(r.message.split('\n')).toHaveLength(1);
+    // The CLI says the same in one line.
+    let stderr = '';
+    try { cli(['crosscheck', 'vecMax', '--size', '1000']); } catch (e) { stderr = (e as { stderr: string }).stderr; }
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^simt crosscheck: WebGpuUnavailableError: .*npm install webgpu/);
+  }, 120_000);
+
+  it('the webgpu backend with the webgpu package installed runs a launch', (ctx) => {
+    symlinkSync(join(ROOT, 'node_modules', 'webgpu'), join(scratch, 'node_modules', 'webgpu'), 'dir');
+    mkdirSync(join(scratch, 'node_modules', '@webgpu'), { recursive: true });
+    for (const dep of ['@webgpu/types', 'debug', 'ms']) {
+      if (!existsSync(join(scratch, 'node_modules', dep)) && existsSync(join(ROOT, 'node_modules', dep))) symlinkSync(join(ROOT, 'node_modules', dep), join(scratch, 'node_modules', dep), 'dir');
+    }
+    writeFileSync(join(scratch, 'gpu2.js'), `
+      import { createDevice, kernels } from 'simt';
+      let dev;
+      try { dev = await createDevice({ backend: 'webgpu', memoryBytes: 16 << 20 }); }
+      catch (e) { console.log(JSON.stringify({ unavailable: e.reason, message: e.message })); process.exit(0); }
+      const A = await dev.upload('f32', [3, 9, -1, 4]);
+      const B = dev.alloc('f32', 1);
+      await dev.launch(kernels.vecMax, { grid: 1, block: 64, sharedBytes: 256 }, [A, B, 4]);
+      console.log(JSON.stringify({ max: (await B.read())[0] }));
+      await dev.destroy();
+    `);
+    const r = JSON.parse(execFileSync(process.execPath, ['gpu2.js'], { cwd: scratch, encoding: 'utf8', timeout: 60_000 }).trim().split('\n').pop()!);
+    if (r.unavailable !== undefined) {
+      // The package loaded; this machine has no adapter (the WebGPU test files say so too).
+      expect(r.unavailable).not.toBe('package-not-installed');
+      if (process.env['SIMT_REQUIRE_WEBGPU'] === '1') throw new Error(r.message);
+      ctx.skip();
+    }
+    expect(r.max).toBe(9);
   }, 120_000);
 });

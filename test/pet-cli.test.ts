@@ -16,7 +16,7 @@ describe('simt pet', () => {
   it('--generate writes .npy outputs and a JSON summary that match the reference', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'simt-pet-'));
     const c = capture();
-    expect(await main(['pet', '--generate', '5000', '--seed', '4', '--out', dir], c.io)).toBe(0);
+    expect(await main(['pet', '--generate', '5000', '--seed', '4', '--out', dir, '--json'], c.io)).toBe(0);
     const summary = JSON.parse(c.out.join('\n'));
     const ds = generatePetData({ nFrames: 5000, seed: 4 });
     const ref = sortByTimeReference(convertReference(ds.frames, ds.geometry, ds.positionTable, ds.energyTable)).singles;
@@ -39,7 +39,7 @@ describe('simt pet', () => {
     writeFileSync(join(dir, 'energy.bin'), new Uint8Array(ds.energyTable.buffer));
     const c = capture();
     expect(await main(['pet', '--input', join(dir, 'frames.bin'), '--position-table', join(dir, 'pos.npy'),
-      '--energy-table', join(dir, 'energy.bin'), '--energy-window', 'none', '--backend', 'serial'], c.io)).toBe(0);
+      '--energy-table', join(dir, 'energy.bin'), '--energy-window', 'none', '--backend', 'serial', '--json'], c.io)).toBe(0);
     const summary = JSON.parse(c.out.join('\n'));
     expect(summary.singles).toBe(3000);
     expect(summary.backend).toBe('serial');

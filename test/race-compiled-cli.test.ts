@@ -70,13 +70,13 @@ describe('simt racecheck --module … --job …', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 
-  it('a job file with its own module and defineJob; --json gives one report per line and a summary', async () => {
+  it('a job file with its own module and defineJob; --json gives one document with the findings', async () => {
     const r = await runCli(['racecheck', '--job', join(dir, 'own.mjs'), '--json']);
     expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const summary = lines.at(-1)!;
-    expect(summary.job).toBe('warpNeighbour');
-    const hazard = lines.find((l) => l.kind === 'warp-sync-hazard') as { first: { location: string }; second: { location: string } };
+    const doc = JSON.parse(r.stdout) as { job: string; reports: number; findings: Record<string, unknown>[] };
+    expect(doc.job).toBe('warpNeighbour');
+    expect(doc.reports).toBe(doc.findings.length);
+    const hazard = doc.findings.find((l) => l.kind === 'warp-sync-hazard') as { first: { location: string }; second: { location: string } };
     expect([hazard.first.location, hazard.second.location].some((l) => l.startsWith(`${RACY}:${line('RACE: warp-synchronous read')}:`))).toBe(true);
   }, 60_000);
 });

@@ -15,5 +15,8 @@ export default class SummaryReporter implements Reporter {
       if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+    // Files left out for a missing prerequisite (vitest.config.ts): say which and why, again.
+    const notRun = process.env['SIMT_TESTS_NOT_RUN'];
+    if (notRun) for (const line of notRun.split('\n')) process.stdout.write(`note: ${line}\n`);
   }
 }

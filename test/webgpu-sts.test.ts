@@ -348,7 +348,7 @@ describe('stsSort on webgpu', () => {
 describe('the sts-sort cross-check job', () => {
   const devices = () => ({ wasm, webgpu: gpu });
   it('edge sizes', async () => {
-    const job = jobs.get('sts-sort')!;
+    const job = jobs.get('stsSort')!;
     for (const n of job.edgeSizes) {
       for (const seed of [0, 5]) {
         const r = await crossCheck(job, job.generate(n, seed + n), { devices: devices() });
@@ -357,7 +357,7 @@ describe('the sts-sort cross-check job', () => {
     }
   });
   it('random sizes and seeds (every channel count the generator uses)', async () => {
-    const job = jobs.get('sts-sort')!;
+    const job = jobs.get('stsSort')!;
     let s = 777;
     for (let k = 0; k < 6; k++) {
       s = (s * 1103515245 + 12345) >>> 0;
@@ -367,7 +367,7 @@ describe('the sts-sort cross-check job', () => {
     }
   });
   it('a wrong atomic order inside a channel is not a difference, a wrong time is', async () => {
-    const job = jobs.get('sts-sort')!;
+    const job = jobs.get('stsSort')!;
     const inputs = job.generate(5000, 2);
     const base = await job.run(wasm, inputs);
     const { sortTimesPerChannel } = await import('../src/crosscheck/jobs/sts.js');

@@ -1,22 +1,24 @@
-// A small argument parser: `--name value`, `--flag`, `--name=value`, positionals.
-export interface ParsedArgs { positionals: string[]; options: Record<string, string | true> }
+// Typed option values for the commands: numbers, seeds and strings read from the parsed options
+// (src/cli/options.ts parses argv against each command's declared options). Errors name the flag
+// as the user spelled it.
+export interface ParsedArgs {
+  positionals: string[];
+  options: Record<string, string | true>;
+  /** Option name → how it was typed (`--device-seed` for `schedule-seed`), for messages. */
+  spelled?: Record<string, string>;
+}
 
-/** Options that never take a value: `--verbose file.npy` leaves file.npy a positional. */
-const FLAGS = new Set(['help', 'verbose', 'json', 'list', 'quick', 'corpus', 'until-differs', 'no-charge-cut']);
+const SPELLED = Symbol('spelled');
 
-export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const positionals: string[] = [];
-  const options: Record<string, string | true> = {};
-  for (let k = 0; k < argv.length; k++) {
-    const a = argv[k]!;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      if (eq > 0) { options[a.slice(2, eq)] = a.slice(eq + 1); continue; }
-      const next = argv[k + 1];
-      if (!FLAGS.has(a.slice(2)) && next !== undefined && !next.startsWith('--')) { options[a.slice(2)] = next; k++; } else options[a.slice(2)] = true;
-    } else positionals.push(a);
-  }
-  return { positionals, options };
+/** Attaches how each option was typed to the options object, so the helpers below name it so. */
+export function withSpelling(args: ParsedArgs): ParsedArgs {
+  Object.defineProperty(args.options, SPELLED, { value: args.spelled ?? {}, enumerable: false });
+  return args;
+}
+
+/** The flag as the user typed it (`--name` when unknown). */
+export function flagName(o: ParsedArgs['options'], name: string): string {
+  return (o as { [SPELLED]?: Record<string, string> })[SPELLED]?.[name] ?? `--${name}`;
 }
 
 export class UsageError extends Error {}
@@ -29,11 +31,11 @@ export function intOption(o: ParsedArgs['options'], name: string, fallback: numb
   const v = o[name];
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (v === true || v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${name} needs a number, got ${String(v)}`);
+  if (v === true || v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${flagName(o, name)} needs a number, got ${String(v)}`);
   const min = range.min ?? -Number.MAX_SAFE_INTEGER;
   const max = range.max ?? Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`--${name} must be an integer in [${bound(min)}, ${bound(max)}], got ${v}`);
+    throw new UsageError(`${flagName(o, name)} must be an integer in [${bound(min)}, ${bound(max)}], got ${v}`);
   }
   return n;
 }
@@ -47,9 +49,9 @@ export function numberOption(o: ParsedArgs['options'], name: string, fallback: n
   const v = o[name];
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (v === true || v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${name} needs a number, got ${String(v)}`);
+  if (v === true || v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${flagName(o, name)} needs a number, got ${String(v)}`);
   if (n < (range.min ?? -Infinity) || n > (range.max ?? Infinity)) {
-    throw new UsageError(`--${name} must be a number in [${range.min ?? '-∞'}, ${range.max ?? '∞'}], got ${v}`);
+    throw new UsageError(`${flagName(o, name)} must be a number in [${range.min ?? '-∞'}, ${range.max ?? '∞'}], got ${v}`);
   }
   return n;
 }
@@ -60,13 +62,34 @@ export function seedOption(o: ParsedArgs['options'], name: string): number | und
   if (v === undefined) return undefined;
   const n = Number(v);
   if (v === true || v.trim() === '' || !Number.isSafeInteger(n) || n < 0) {
-    throw new UsageError(`--${name} must be an integer in [0, 2^53), got ${v === true ? 'no value' : v}`);
+    throw new UsageError(`${flagName(o, name)} must be an integer in [0, 2^53), got ${v === true ? 'no value' : v}`);
   }
   return n;
 }
 
 export function stringOption(o: ParsedArgs['options'], name: string): string | undefined {
   const v = o[name];
-  if (v === true) throw new UsageError(`--${name} needs a value`);
+  if (v === true) throw new UsageError(`${flagName(o, name)} needs a value`);
   return v;
+}
+
+/** `--workers N`: an integer in [1, 256], or undefined (all cores) when absent. */
+export function workersOption(o: ParsedArgs['options']): number | undefined {
+  return o['workers'] === undefined ? undefined : intOption(o, 'workers', 1, { min: 1, max: 256 });
+}
+
+/** A choice among `choices` (`--backend wasm|serial`), `fallback` when absent. */
+export function choiceOption<T extends string>(o: ParsedArgs['options'], name: string, choices: readonly T[], fallback: T): T {
+  const v = stringOption(o, name) ?? fallback;
+  if (!choices.includes(v as T)) throw new UsageError(`${flagName(o, name)} must be one of ${choices.join(', ')}, got ${v}`);
+  return v as T;
+}
+
+/** The input file: `--input FILE` or the first positional argument (not both). */
+export function inputOption(args: ParsedArgs): string | undefined {
+  const flag = stringOption(args.options, 'input');
+  if (flag !== undefined && args.positionals.length > 0) {
+    throw new UsageError(`give the input once: ${flagName(args.options, 'input')} ${flag} or ${args.positionals[0]}, not both`);
+  }
+  return flag ?? args.positionals[0];
 }

@@ -14,9 +14,10 @@ import { type KernelModule, type KernelModuleMeta, MODULE_FORMAT, makeKernelModu
 import type { ParamSpec } from '../kernel.js';
 import { checkNodeKinds, loadAssemblyScript } from './ast.js';
 import { ascCompile, asyncify, dataSegmentCount, RUNTIME_FILES } from './backend.js';
-import { CompileFailure, type Diagnostic, mapGeneratedLine, runFrontEnd } from './frontend.js';
+import { CompileFailure, mapGeneratedLine, runFrontEnd } from './frontend.js';
+import type { Diagnostic } from './diagnostic.js';
 
-export type { Diagnostic } from './frontend.js';
+export type { Diagnostic } from './diagnostic.js';
 
 /** A kernel source that does not compile: every problem with its file, line and column. */
 export class KernelCompileError extends SimtError {

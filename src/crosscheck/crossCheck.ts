@@ -24,7 +24,7 @@ export async function crossCheck<I>(job: Job<I>, inputs: I, options: CrossCheckO
       let device = options.devices?.[backend];
       if (!device) {
         // 'webgpu' without an adapter throws WebGpuUnavailableError here: never a silent fallback.
-        device = await createDevice({ backend });
+        device = await createDevice(backend === 'wasm' && options.workers !== undefined ? { backend, workers: options.workers } : { backend });
         created.push(device);
       }
       if (device.backend !== backend) throw new RangeError(`crossCheck: the device given for ${backend} is a ${device.backend} device`);

@@ -42,6 +42,8 @@ export interface CrossCheckOptions {
   devices?: Partial<Record<BackendName, GpuDevice>>;
   /** Differences listed per output (default 5). */
   examples?: number;
+  /** Workers of the wasm device crossCheck creates (default: all cores). */
+  workers?: number;
 }
 
 export interface Difference {

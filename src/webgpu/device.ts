@@ -6,13 +6,15 @@
  * (assembly/kernels/NAME.wgsl) through WebGpuRuntime. docs/webgpu.md lists every difference
  * from the wasm backends.
  */
+import type { WebGpuBuffer, WebGpuSupportedLimits } from './types.js';
 import { type DType, DTYPES, type ScalarOf, type TypedArrayOf, dtypeOfArray, viewOf } from '../dtypes.js';
 import { type Dim3, toDim3 } from '../dims.js';
 import {
   BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelTimeoutError, LaunchAbortedError,
   LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError, SharedMemoryLimitError, UseAfterFreeError,
 } from '../errors.js';
-import type { Kernel, Param } from '../kernel.js';
+import type { Kernel, Param, ParamSpec } from '../kernel.js';
+import type { LaunchArgsParam } from '../launchTypes.js';
 import { argumentList, checkArrayArg, checkScalarArg, describe } from '../launchArgs.js';
 import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from '../deviceApi.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
@@ -61,7 +63,7 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
 
 interface PreparedLaunch {
   kernel: Kernel; info: WgslKernelInfo; wgsl: string; grid: Dim3; block: Dim3; blocks: number; sharedBytes: number;
-  timeoutMs: number; buffers: GPUBuffer[]; scalars: Uint32Array; signal: AbortSignal | undefined;
+  timeoutMs: number; buffers: WebGpuBuffer[]; scalars: Uint32Array; signal: AbortSignal | undefined;
 }
 
 export class WebGpuDevice implements GpuDevice {
@@ -102,7 +104,7 @@ export class WebGpuDevice implements GpuDevice {
     });
   }
 
-  get limits(): GPUSupportedLimits { return this.context.limits; }
+  get limits(): WebGpuSupportedLimits { return this.context.limits; }
   get isDestroyed(): boolean { return this.destroyed; }
 
   /** Largest one array: the adapter's storage binding limit (and maxBufferSize). */
@@ -180,7 +182,8 @@ export class WebGpuDevice implements GpuDevice {
     if (!this.destroyed) await this.context.device.queue.onSubmittedWorkDone();
   }
 
-  launch(kernel: Kernel, config: LaunchConfig, args: KernelArgs = []): Promise<LaunchStats> {
+  launch<P extends Record<string, ParamSpec>>(kernel: Kernel<P>, config: LaunchConfig, ...rest: LaunchArgsParam<P>): Promise<LaunchStats> {
+    const args: KernelArgs = rest[0] ?? [];
     let prepared: Omit<PreparedLaunch, 'wgsl'>;
     try {
       this.checkAlive();
@@ -238,9 +241,9 @@ export class WebGpuDevice implements GpuDevice {
   }
 
   /** Checks every argument against the declaration (launchArgs.ts, as the wasm device does) and encodes it. */
-  private marshal(kernel: Kernel, args: KernelArgs): { buffers: GPUBuffer[]; scalars: Uint32Array } {
+  private marshal(kernel: Kernel, args: KernelArgs): { buffers: WebGpuBuffer[]; scalars: Uint32Array } {
     const values = argumentList(kernel, args);
-    const buffers: GPUBuffer[] = [];
+    const buffers: WebGpuBuffer[] = [];
     const words: number[] = [];
     kernel.params.forEach((p, k) => {
       if (p.kind === 'array') buffers.push(checkArrayArg(kernel.name, p, values[k], WebGpuDeviceArray, this).buffer);
@@ -350,7 +353,7 @@ export class WebGpuDeviceArray<D extends DType> extends DeviceArrayBase<D> imple
   /** No device pointers on WebGPU: every array is its own buffer, at offset 0. */
   readonly byteOffset = 0;
 
-  constructor(readonly device: WebGpuDevice, dtype: D, length: number, readonly buffer: GPUBuffer,
+  constructor(readonly device: WebGpuDevice, dtype: D, length: number, readonly buffer: WebGpuBuffer,
     readonly bufferBytes: number) {
     super(dtype, length);
   }

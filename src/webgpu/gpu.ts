@@ -27,7 +27,8 @@
  * Node from exiting: call `destroy()` when done.
  */
 
-import { BackendUnavailableError } from '../errors.js';
+import type { WebGpuAdapter, WebGpuDeviceHandle, WebGpuDeviceLostInfo, WebGpuGpu, WebGpuPowerPreference, WebGpuSupportedLimits } from './types.js';
+import { BackendUnavailableError, pinErrorNames } from '../errors.js';
 
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const CHROMIUM_VULKAN_LOADER = '/usr/lib/chromium/libvulkan.so.1';
@@ -36,7 +37,7 @@ const CHROMIUM_VULKAN_LOADER = '/usr/lib/chromium/libvulkan.so.1';
 export const DEFAULT_DAWN_FLAGS: readonly string[] = ['disable-dawn-features=timestamp_quantization'];
 
 export interface OpenWebGpuOptions {
-  powerPreference?: GPUPowerPreference;
+  powerPreference?: WebGpuPowerPreference;
   /** dawn.node `create()` options; defaults to DEFAULT_DAWN_FLAGS. Ignored in a browser. */
   dawnFlags?: string[];
   /**
@@ -62,6 +63,7 @@ export interface WebGpuAdapterInfo {
 }
 
 export type WebGpuUnavailableReason =
+  | 'package-not-installed'
   | 'package-load-failed'
   | 'no-navigator-gpu'
   | 'no-adapter'
@@ -83,18 +85,20 @@ export class WebGpuUnavailableError extends BackendUnavailableError {
   }
 }
 
+pinErrorNames({ WebGpuUnavailableError });
+
 export interface WebGpuContext {
   /** The GPU object (dawn.node's `create()` result or navigator.gpu). Kept alive on purpose. */
-  readonly gpu: GPU;
-  readonly adapter: GPUAdapter;
-  readonly device: GPUDevice;
+  readonly gpu: WebGpuGpu;
+  readonly adapter: WebGpuAdapter;
+  readonly device: WebGpuDeviceHandle;
   readonly adapterInfo: WebGpuAdapterInfo;
   readonly features: ReadonlySet<string>;
-  readonly limits: GPUSupportedLimits;
+  readonly limits: WebGpuSupportedLimits;
   readonly hasTimestampQuery: boolean;
   readonly hasSubgroups: boolean;
   /** Resolves when the device is lost (including by destroy()). */
-  readonly lost: Promise<GPUDeviceLostInfo>;
+  readonly lost: Promise<WebGpuDeviceLostInfo>;
   /**
    * Destroys the device, waits until dawn.node has delivered the device-lost event and run its
    * last scheduled event-processing callback, then drops the `create()` object. Await it: dropping
@@ -125,7 +129,7 @@ const MAX_LIMITS = [
 const OPTIONAL_FEATURES: GPUFeatureName[] = ['timestamp-query', 'subgroups'];
 
 interface NodeGpuResult {
-  gpu: GPU;
+  gpu: WebGpuGpu;
   icdFile: string | undefined;
 }
 
@@ -139,10 +143,13 @@ async function nodeGpu(options: OpenWebGpuOptions): Promise<NodeGpuResult> {
   if (options.preloadVulkanLoader !== false && process.platform === 'linux') {
     preloadVulkanLoader(fs.existsSync);
   }
-  let mod: { create(flags: string[]): GPU; globals: object };
+  let mod: { create(flags: string[]): WebGpuGpu; globals: object };
   try {
     mod = (await import('webgpu')) as unknown as typeof mod;
   } catch (err) {
+    if (isMissingPackage(err)) {
+      throw new WebGpuUnavailableError('package-not-installed', WEBGPU_NOT_INSTALLED, icdFile, err);
+    }
     throw new WebGpuUnavailableError(
       'package-load-failed',
       `WebGPU unavailable: the 'webgpu' package (dawn.node) failed to load: ${String(err)}`,
@@ -156,6 +163,16 @@ async function nodeGpu(options: OpenWebGpuOptions): Promise<NodeGpuResult> {
   }
   const gpu = mod.create([...(options.dawnFlags ?? DEFAULT_DAWN_FLAGS)]);
   return { gpu, icdFile };
+}
+
+/** The message when the optional peer dependency `webgpu` is not installed. */
+export const WEBGPU_NOT_INSTALLED =
+  "the webgpu backend needs the optional package 'webgpu' (Dawn for Node), which is not installed: run `npm install webgpu`";
+
+/** True for "Cannot find package 'webgpu'" (not for a webgpu package that is there but fails to load). */
+function isMissingPackage(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  return (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND') && /['"]webgpu['"]/.test(e.message ?? '');
 }
 
 let vulkanPreloaded = false;
@@ -199,12 +216,12 @@ function describeAttempt(host: 'node' | 'browser', icdFile: string | undefined):
 /** Opens a WebGPU adapter and device with the adapter's maximum limits. */
 export async function openWebGpu(options: OpenWebGpuOptions = {}): Promise<WebGpuContext> {
   const host: 'node' | 'browser' = isNode() ? 'node' : 'browser';
-  let gpu: GPU;
+  let gpu: WebGpuGpu;
   let icdFile: string | undefined;
   if (host === 'node') {
     ({ gpu, icdFile } = await nodeGpu(options));
   } else {
-    const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
+    const nav = (globalThis as { navigator?: { gpu?: WebGpuGpu } }).navigator;
     if (!nav?.gpu) {
       throw new WebGpuUnavailableError('no-navigator-gpu', 'WebGPU unavailable: navigator.gpu is undefined');
     }
@@ -226,7 +243,7 @@ export async function openWebGpu(options: OpenWebGpuOptions = {}): Promise<WebGp
     if (typeof v === 'number') requiredLimits[name] = v;
   }
 
-  let device: GPUDevice;
+  let device: WebGpuDeviceHandle;
   try {
     device = await adapter.requestDevice({ requiredFeatures, requiredLimits, label: 'simt' });
   } catch (err) {
@@ -253,10 +270,10 @@ export async function openWebGpu(options: OpenWebGpuOptions = {}): Promise<WebGp
   if (icdFile !== undefined) adapterInfo.icdFile = icdFile;
 
   const features = new Set<string>(device.features);
-  let gpuRef: GPU | undefined = gpu;
+  let gpuRef: WebGpuGpu | undefined = gpu;
   let destroying: Promise<void> | undefined;
   return {
-    get gpu(): GPU {
+    get gpu(): WebGpuGpu {
       if (!gpuRef) throw new Error('WebGPU context destroyed');
       return gpuRef;
     },

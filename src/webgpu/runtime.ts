@@ -37,6 +37,7 @@
  * 'timestamp-query' feature, the pass is bracketed by timestamps and `gpuTimeNs` resolves to the
  * GPU time of the pass.
  */
+import type { WebGpuBindGroupLayout, WebGpuBuffer, WebGpuComputePipeline, WebGpuDeviceHandle } from './types.js';
 import type { WebGpuContext } from './gpu.js';
 import { loadWgsl } from './kernels.js';
 
@@ -51,7 +52,7 @@ export interface DispatchDescriptor {
   /** CUDA gridDim. */
   grid: Dim3;
   /** The kernel's array parameters, in order: binding 0..k-1. */
-  buffers: GPUBuffer[];
+  buffers: WebGpuBuffer[];
   /** The kernel's scalar parameters as 32-bit words, in order (after the 16-byte header). */
   scalars?: Uint32Array;
   /** Bracket the pass with timestamp queries (ignored without 'timestamp-query'). */
@@ -76,8 +77,8 @@ export interface WebGpuRuntimeOptions {
 }
 
 interface PipelineEntry {
-  pipeline: GPUComputePipeline;
-  layout: GPUBindGroupLayout;
+  pipeline: WebGpuComputePipeline;
+  layout: WebGpuBindGroupLayout;
 }
 
 const UNIFORM_HEADER_BYTES = 16;
@@ -94,12 +95,12 @@ function roundUp(n: number, m: number): number {
 
 export class WebGpuRuntime {
   readonly ctx: WebGpuContext;
-  readonly device: GPUDevice;
+  readonly device: WebGpuDeviceHandle;
   readonly prelude: string;
   private readonly preludeLines: number;
   private readonly modules = new Map<string, Promise<GPUShaderModule>>();
   private readonly pipelines = new Map<string, Promise<PipelineEntry>>();
-  private readonly layouts = new Map<string, GPUBindGroupLayout>();
+  private readonly layouts = new Map<string, WebGpuBindGroupLayout>();
   private readonly declaredOverrides = new Map<string, Set<string>>();
 
   private constructor(ctx: WebGpuContext, prelude: string) {
@@ -129,7 +130,7 @@ export class WebGpuRuntime {
    * A storage buffer of at least `byteLength` bytes (rounded up to 4; at least 4 so that empty
    * arrays can still be bound), zero-filled.
    */
-  createBuffer(byteLength: number, label?: string): GPUBuffer {
+  createBuffer(byteLength: number, label?: string): WebGpuBuffer {
     if (!Number.isInteger(byteLength) || byteLength < 0) throw new RangeError(`bad buffer size ${byteLength}`);
     const size = Math.max(4, roundUp(byteLength, 4));
     if (size > this.device.limits.maxStorageBufferBindingSize) {
@@ -149,7 +150,7 @@ export class WebGpuRuntime {
    * multiple of 4 the write is padded with zero bytes up to the next 4-byte boundary (WebGPU
    * copies whole words): those up-to-3 bytes past the end are overwritten with zeros.
    */
-  write(buffer: GPUBuffer, offset: number, data: ArrayBufferView | ArrayBuffer): void {
+  write(buffer: WebGpuBuffer, offset: number, data: ArrayBufferView | ArrayBuffer): void {
     if (offset % 4 !== 0) throw new RangeError(`write offset ${offset} is not a multiple of 4`);
     const bytes =
       data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
@@ -166,7 +167,7 @@ export class WebGpuRuntime {
   }
 
   /** Reads `byteLength` bytes at `offset` through a MAP_READ staging buffer (after queued work). */
-  async read(buffer: GPUBuffer, offset: number, byteLength: number): Promise<Uint8Array> {
+  async read(buffer: WebGpuBuffer, offset: number, byteLength: number): Promise<Uint8Array> {
     if (byteLength === 0) return new Uint8Array(0);
     const start = offset - (offset % 4);
     const end = roundUp(offset + byteLength, 4);
@@ -202,7 +203,7 @@ export class WebGpuRuntime {
    * those the WGSL declares `var<storage, read>`, which are 'read-only-storage' — on real GPUs
    * that lets the compiler use the read-only data path (CUDA's `const __restrict__` loads).
    */
-  private layoutFor(nArrays: number, readOnly: ReadonlySet<number>): GPUBindGroupLayout {
+  private layoutFor(nArrays: number, readOnly: ReadonlySet<number>): WebGpuBindGroupLayout {
     const key = `${nArrays}:${[...readOnly].sort((a, b) => a - b).join(',')}`;
     let layout = this.layouts.get(key);
     if (!layout) {
@@ -377,8 +378,8 @@ export class WebGpuRuntime {
 
     const timing = desc.timing === true && this.ctx.hasTimestampQuery;
     let querySet: GPUQuerySet | undefined;
-    let resolveBuf: GPUBuffer | undefined;
-    let readBuf: GPUBuffer | undefined;
+    let resolveBuf: WebGpuBuffer | undefined;
+    let readBuf: WebGpuBuffer | undefined;
     if (timing) {
       querySet = device.createQuerySet({ type: 'timestamp', count: 2 });
       resolveBuf = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
@@ -392,7 +393,7 @@ export class WebGpuRuntime {
     // gets a copy of the buffer made just before the pass — the contents at launch, which is
     // what a kernel that never writes that parameter may read anyway.
     const bound = [...desc.buffers];
-    const snapshots: GPUBuffer[] = [];
+    const snapshots: WebGpuBuffer[] = [];
     const readOnly = this.readOnlyBindingsOf(desc.wgsl);
     for (const i of readOnly) {
       const b = bound[i];

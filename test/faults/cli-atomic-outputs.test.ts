@@ -58,14 +58,14 @@ describe('atomic outputs', () => {
     expect(readdirSync(dir).sort()).toEqual(['a.npy', 'b.npy']);
   });
 
-  it('pixel --out-dir equal to the store\'s directory is refused before any work; the store is intact', async () => {
+  it('pixel --out equal to the store\'s directory is refused before any work; the store is intact', async () => {
     const dir = tempDir();
-    const gen = await runCli(['pixel', '--generate', '2000', '--out-dir', dir]);
+    const gen = await runCli(['pixel', '--generate', '2000', '--out', dir]);
     expect(gen.code, gen.stderr).toBe(0);
     const store = join(dir, 'store.bin');
     const before = readFileSync(store);
-    const r = await runCli(['pixel', store, '--out-dir', dir]);
-    expectOneLineError(r, 2, /--out-dir: the output .*store\.bin is the input .*store\.bin/);
+    const r = await runCli(['pixel', store, '--out', dir]);
+    expectOneLineError(r, 2, /--out: the output .*store\.bin is the input .*store\.bin/);
     expect(readFileSync(store).equals(before)).toBe(true);
   });
 

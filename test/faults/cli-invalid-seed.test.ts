@@ -5,11 +5,11 @@ import { runCli } from './child.js';
 
 describe('CLI seeds', () => {
   const cases: [string, string[], RegExp][] = [
-    ['sts-sort --device-seed -1', ['sts-sort', '--generate', '1000', '--device-seed', '-1'], /--device-seed/],
-    ['pixel --device-seed -1', ['pixel', '--generate', '1000', '--device-seed', '-1'], /--device-seed/],
+    ['sts-sort --schedule-seed -1', ['sts-sort', '--generate', '1000', '--schedule-seed', '-1'], /--schedule-seed/],
+    ['pixel --schedule-seed -1', ['pixel', '--generate', '1000', '--schedule-seed', '-1'], /--schedule-seed/],
     ['pet --schedule-seed -1', ['pet', '--generate', '100', '--schedule-seed', '-1'], /--schedule-seed/],
     ['pet --schedule-seed 1.5', ['pet', '--generate', '100', '--schedule-seed', '1.5'], /--schedule-seed/],
-    ['sts-sort --device-seed 2^53', ['sts-sort', '--generate', '1000', '--device-seed', String(2 ** 53)], /--device-seed/],
+    ['sts-sort --schedule-seed 2^53', ['sts-sort', '--generate', '1000', '--schedule-seed', String(2 ** 53)], /--schedule-seed/],
     ['sts-sort --seed -3', ['sts-sort', '--generate', '1000', '--seed', '-3'], /--seed/],
   ];
   for (const [what, args, flag] of cases) {

@@ -26,7 +26,7 @@ describe('sts-sort premise', () => {
 
   it('merge sorts the same input', async () => {
     const out = join(dir, 'merged.npy');
-    const r = await runCli(['sts-sort', input, '--channels', '4', '--method', 'merge', '--out', out]);
+    const r = await runCli(['sts-sort', input, '--channels', '4', '--method', 'merge', '--out', out, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).sorted).toBe(true);
     expect(existsSync(out)).toBe(true);

@@ -27,8 +27,8 @@ describe('unwritable outputs', () => {
     expectOneLineError(r, 1, /adir\.npy: is a directory/);
   });
 
-  it('pixel --out-dir that is a file', async () => {
-    const r = await runCli(['pixel', '--generate', '1000', '--out-dir', join(dir, 'plain')]);
+  it('pixel --out that is a file', async () => {
+    const r = await runCli(['pixel', '--generate', '1000', '--out', join(dir, 'plain')]);
     expectOneLineError(r, 1, /plain.*not a directory/);
   });
 

@@ -3,25 +3,29 @@
 // (metadata), and `<name>.js` + `<name>.d.ts`, which load it with typed kernel handles.
 import type { Command } from '../command.js';
 import { UsageError, stringOption } from '../args.js';
+import { opt } from '../options.js';
 
 export const build: Command = {
   name: 'build',
   summary: 'compile per-thread CUDA-shaped AssemblyScript kernels into a kernel module',
-  usage: 'simt build <kernels.ts…> [-o dir] [--name module] [--unchecked] [--emit-as] [--json]',
+  usage: 'simt build <kernels.ts…> [--out DIR] [--name MODULE] [--unchecked] [--emit-as] [--json]',
+  options: [
+    { name: 'out', short: 'o', value: 'DIR', default: '.', description: 'folder the module files are written to' },
+    { name: 'name', value: 'MODULE', default: 'the first source\'s base name', description: 'base name of the module files' },
+    { name: 'unchecked', description: 'no bounds checks on array accesses (faster; an out-of-bounds access is undefined)' },
+    { name: 'emit-as', description: 'also write the generated AssemblyScript (<name>.block.ts, <name>.fine.ts)' },
+    opt.json('one JSON document: { module, kernels: [{ name, params, regions, staticSharedBytes }], ms }'),
+  ],
+  examples: ['simt build examples/kernels/histogram.ts --out build/kernels'],
+  details: 'Writes <name>.simt.wasm, <name>.simt.fine.wasm, <name>.simt.json, and <name>.js + <name>.d.ts, which load the\n' +
+    'module with typed kernel handles (launch arguments are type-checked against each kernel\'s parameters).',
   async run(args, io) {
     const files = [...args.positionals];
-    let shortOut: string | undefined;
-    const o = files.indexOf('-o');
-    if (o >= 0) {
-      shortOut = files[o + 1];
-      if (shortOut === undefined) throw new UsageError('-o needs a directory');
-      files.splice(o, 2);
-    }
     if (files.length === 0) throw new UsageError('simt build needs at least one kernel source (e.g. simt build kernels/histogram.ts -o build)');
     const { compileKernelFiles, writeModuleFiles, KernelCompileError } = await import('../../compiler/index.js');
     const { basename, join, resolve } = await import('node:path');
     const { writeFile, mkdir } = await import('node:fs/promises');
-    const outDir = resolve(shortOut ?? stringOption(args.options, 'out') ?? '.');
+    const outDir = resolve(stringOption(args.options, 'out') ?? '.');
     const name = stringOption(args.options, 'name') ?? basename(files[0]!).replace(/\.ts$/, '');
     const generated: { block: string; fine: string }[] = [];
     const t0 = performance.now();

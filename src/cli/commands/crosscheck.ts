@@ -2,7 +2,8 @@
 // on several backends and compares every output (src/crosscheck/). Exit 0 when all agree, 1 when
 // an output differs, 2 for a usage error.
 import type { Command } from '../command.js';
-import { intOption, seedOption, stringOption, UsageError } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError, workersOption } from '../args.js';
+import { opt } from '../options.js';
 import type { BackendName } from '../../deviceApi.js';
 import { crossCheck, jobs, reportToJson } from '../../crosscheck/index.js';
 import type { CrossCheckReport, OutputReport } from '../../crosscheck/index.js';
@@ -41,13 +42,26 @@ export function printReport(r: CrossCheckReport, size: number, seed: number, out
 export const crosscheck: Command = {
   name: 'crosscheck',
   summary: 'run a job on wasm and webgpu (or other backends) and compare every output',
-  usage: `simt crosscheck <job> [--size N] [--seed S] [--backends wasm,webgpu] [--examples K] [--json]   (jobs: ${[...jobs.keys()].join(', ')})`,
+  usage: 'simt crosscheck <job> [--size N] [--seed S] [--backends wasm,webgpu] [--examples K] [--workers N] [--json] | simt crosscheck --list',
+  options: [
+    { name: 'size', value: 'N', default: 'the job\'s own', description: 'elements of the generated input' },
+    opt.seed(),
+    { name: 'backends', value: 'LIST', default: 'wasm,webgpu', description: 'backends to run, comma-separated (wasm, serial, webgpu); the first is the reference' },
+    { name: 'examples', value: 'K', default: '5', description: 'differing elements listed per output' },
+    opt.workers('workers of the wasm device'),
+    { name: 'list', description: 'list the jobs' },
+    opt.json('one JSON document: { size, seed, job, reference, equal, runs, outputs }'),
+  ],
+  examples: ['simt crosscheck countModules --size 100000 --backends wasm,serial'],
+  details: 'Exit status 0 when every output agrees, 1 when one differs. Job names ignore case, \'-\' and \'_\'.',
+  jobNames: async () => [...jobs.keys()],
   async run(args, io) {
     const name = args.positionals[0];
-    if (!name) {
-      io.err('simt crosscheck: which job? known jobs:');
-      for (const j of jobs.values()) io.err(`  ${j.name.padEnd(14)} ${j.description}`);
-      return 2;
+    if (args.options.list || !name) {
+      const print = args.options.list ? io.out : io.err;
+      if (!args.options.list) print('simt crosscheck: which job? known jobs:');
+      for (const j of jobs.values()) print(`  ${j.name.padEnd(14)} ${j.description}`);
+      return args.options.list ? 0 : 2;
     }
     const job = jobs.get(name);
     if (!job) throw new UsageError(`no job '${name}' (known: ${[...jobs.keys()].join(', ')})`);
@@ -55,11 +69,12 @@ export const crosscheck: Command = {
     const size = intOption(args.options, 'size', job.defaultSize, { min: 0, max: MAX_SIZE });
     const seed = seedOption(args.options, 'seed') ?? 1;
     const examples = intOption(args.options, 'examples', 5, { min: 0, max: 10_000 });
+    const workers = workersOption(args.options);
     const list = (stringOption(args.options, 'backends') ?? 'wasm,webgpu').split(',').map((s) => s.trim()).filter(Boolean);
     for (const b of list) if (!BACKENDS.includes(b as BackendName)) throw new UsageError(`unknown backend '${b}' (use ${BACKENDS.join(', ')})`);
     if (list.length < 2) throw new UsageError('--backends needs at least two backends');
     const inputs = job.generate(size, seed);
-    const report = await crossCheck(job, inputs, { backends: list as BackendName[], examples });
+    const report = await crossCheck(job, inputs, { backends: list as BackendName[], examples, workers });
     if (args.options.json) io.out(JSON.stringify({ size, seed, ...(reportToJson(report) as object) }));
     else printReport(report, size, seed, io.out);
     return report.equal ? 0 : 1;

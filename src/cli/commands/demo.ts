@@ -1,7 +1,8 @@
 // `simt demo` (what `npm start` runs): the first kernels on built-in synthetic data, each
 // checked against an independent reference, with the throughput.
 import type { Command } from '../command.js';
-import { intOption, seedOption, UsageError } from '../args.js';
+import { choiceOption, intOption, seedOption, UsageError, workersOption } from '../args.js';
+import { opt } from '../options.js';
 import { createDevice } from '../../device.js';
 import { deviceMax, deviceSum } from '../../ops/reduce.js';
 import { countModules } from '../../ops/countModules.js';
@@ -11,7 +12,17 @@ import { countModulesReference } from '../../jobs/pixel/reference.js';
 export const demo: Command = {
   name: 'demo',
   summary: 'run vecMax, vecSum and countModules on synthetic data, checked against references',
-  usage: 'simt demo [--n 16000000] [--digis 5000000] [--workers N] [--seed S] [--json]',
+  usage: 'simt demo [--n N] [--digis N] [--seed S] [--workers N] [--backend wasm|serial] [--json]',
+  options: [
+    { name: 'n', value: 'N', default: '16000000', description: 'f32 elements of the vecMax and vecSum input' },
+    { name: 'digis', value: 'N', default: '5000000', description: 'digis of the countModules input' },
+    opt.seed('seed of the synthetic data'),
+    opt.workers(),
+    opt.backend(),
+    opt.json('one JSON document: { backend, workers, ok, results: [{ name, size, ms, ok, … }] }'),
+  ],
+  examples: ['simt demo --n 1000000 --digis 200000 --workers 2'],
+  details: 'Prints each result beside its reference and the throughput; exit status 1 when a result differs.',
   async run(args, io) {
     // Sizes are checked before any generation: the device holds n f32 and the digis' ids,
     // module starts and cluster ids (6 bytes each) in at most 4 GiB.
@@ -21,13 +32,14 @@ export const demo: Command = {
       throw new UsageError(`--n ${n} and --digis ${digis} need ${Math.ceil((n * 4 + digis * 6) / 2 ** 20)} MiB of device memory; at most 4 GiB minus 64 MiB`);
     }
     const seed = seedOption(args.options, 'seed') ?? 1;
-    const workers = args.options.workers === undefined ? undefined : intOption(args.options, 'workers', 1, { min: 1, max: 256 });
+    const workers = workersOption(args.options);
+    const backend = choiceOption(args.options, 'backend', ['wasm', 'serial'] as const, 'wasm');
     const json = !!args.options.json;
     const records: Record<string, unknown>[] = [];
-    const dev = await createDevice({ workers, memoryBytes: Math.ceil(Math.max(256 << 20, n * 4 + digis * 6 + (64 << 20)) / 65536) * 65536 });
+    const dev = await createDevice({ backend, workers, memoryBytes: Math.ceil(Math.max(256 << 20, n * 4 + digis * 6 + (64 << 20)) / 65536) * 65536 });
     let ok = true;
     try {
-      if (!json) io.out(`simt demo on the wasm backend, ${dev.workers} workers`);
+      if (!json) io.out(`simt demo on the ${backend} backend, ${dev.workers} worker${dev.workers === 1 ? '' : 's'}`);
       const data = randomF32(n, seed);
       const A = await dev.upload('f32', data);
       // Warm-up (the first call runs in V8's baseline tier), then the median of five launches.
@@ -74,7 +86,7 @@ export const demo: Command = {
     } finally {
       await dev.destroy();
     }
-    if (json) for (const r of records) io.out(JSON.stringify(r));
+    if (json) io.out(JSON.stringify({ command: 'demo', backend, workers: dev.workers, ok, results: records }));
     else io.out(ok ? 'all results match their references' : 'SOME RESULTS DIFFER FROM THEIR REFERENCES');
     return ok ? 0 : 1;
   },

@@ -54,7 +54,7 @@ export const explore: Command = {
     io.out(`  reference (in-order): ${preview(res.reference.outputs)}`);
     for (const o of res.outcomes) {
       io.out(`  ${String(o.count).padStart(6)}× ${o.differsFromReference ? '≠ref' : '=ref'}  ${preview(o.outputs)}`);
-      io.out(`          replay: ${o.schedule.length > 200 ? o.schedule.slice(0, 200) + '…' : o.schedule}`);
+      io.out(`          replay: ${o.schedule}`);
     }
     if (res.found) io.out(`  stopped at run ${res.found.index}: ${res.found.schedule}`);
     return 0;

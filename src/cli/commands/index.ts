@@ -10,5 +10,8 @@ import { pixelCommand } from './pixel.js';
 import { crosscheck } from './crosscheck.js';
 import { pet } from './pet.js';
 import { build } from './build.js';
+import { withExploreOptions, withRacecheckOptions } from './raceOptions.js';
 
-export const commands: Command[] = [info, demo, build, bench, crosscheck, explore, racecheck, stsSortCommand, pixelCommand, pet];
+export const commands: Command[] = [
+  info, demo, build, bench, crosscheck, withExploreOptions(explore), withRacecheckOptions(racecheck), stsSortCommand, pixelCommand, pet,
+];

@@ -7,6 +7,8 @@ export const info: Command = {
   name: 'info',
   summary: 'backends available, workers, memory, WebGPU adapter',
   usage: 'simt info [--json]',
+  options: [{ name: 'json', description: 'one JSON document: { backends, workers, defaultMemoryBytes, wasmPool, webgpu?, … }' }],
+  examples: ['simt info --json'],
   async run(args, io) {
     const workers = await defaultWorkerCount();
     const mod = await loadKernelsModule();

@@ -3,7 +3,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../command.js';
-import { intOption, numberOption, seedOption, stringOption, UsageError } from '../args.js';
+import { choiceOption, inputOption, intOption, numberOption, seedOption, stringOption, UsageError, workersOption } from '../args.js';
+import { opt } from '../options.js';
+import { progressBar, progressEnabled } from '../progress.js';
 import { createDevice } from '../../device.js';
 import { writeNpy, type NpyData } from '../../io/npy.js';
 import { InputFileError, OutputFileError, OutputSet, inputFileSize, readInputFile, readJsonFile, readNpyFile } from '../files.js';
@@ -12,9 +14,9 @@ import { generatePetData } from '../../jobs/pet/generate.js';
 import { petMemoryBytes, runPet, type PetTables } from '../../jobs/pet/run.js';
 import { FRAME_BYTES } from '../../jobs/pet/format.js';
 
-const USAGE = 'simt pet (--generate N [--seed S] | --input frames.bin --position-table pos.npy|.bin --energy-table energy.npy|.bin)\n' +
+const USAGE = 'simt pet (--generate N [--seed S] | <frames.bin> --position-table pos.npy|.bin --energy-table energy.npy|.bin)\n' +
   '         [--geometry geometry.json] [--energy-window LOW,HIGH|none] [--window TICKS] [--out DIR]\n' +
-  '         [--backend wasm|serial] [--workers N] [--schedule-seed S]';
+  '         [--backend wasm|serial] [--workers N] [--schedule-seed S] [--json] [--quiet]';
 
 const TABLE_LIMIT = { bytes: 1 << 30, why: 'a table of more than 1 GiB does not fit the device' };
 
@@ -32,20 +34,6 @@ function readTable(path: string, kind: 'u1' | 'f4'): Uint8Array | Float32Array {
   return f;
 }
 
-function progressBar(enabled: boolean): { update(stage: string, done: number, total: number): void; end(): void } {
-  if (!enabled) return { update() {}, end() {} };
-  let last = '';
-  return {
-    update(stage, done, total) {
-      const width = 30;
-      const f = total > 0 ? Math.min(1, done / total) : 1;
-      const line = `\r${stage.padEnd(13)} [${'#'.repeat(Math.round(f * width)).padEnd(width, '.')}] ${done}/${total}`;
-      if (line !== last) { process.stderr.write(line); last = line; }
-    },
-    end() { if (last) process.stderr.write('\n'); },
-  };
-}
-
 const MAX_DEVICE_BYTES = 4 * 2 ** 30 - 65536;
 const OUTPUT_NAMES = [
   'singles_crystal.npy', 'singles_energy.npy', 'singles_time.npy', 'sorted_crystal.npy', 'sorted_energy.npy', 'sorted_time.npy',
@@ -58,10 +46,27 @@ export const pet: Command = {
   name: 'pet',
   summary: 'PET pipeline (seed 001): raw frames → singles → time sort → coincidence pairs',
   usage: USAGE,
+  options: [
+    { name: 'generate', value: 'N', description: 'run on N generated frames (with their tables and the default geometry)' },
+    opt.seed(),
+    opt.input('FILE', 'raw frames (16 bytes each)'),
+    { name: 'position-table', value: 'FILE', description: 'crystal position table (.npy u1 or raw bytes); needed with an input file' },
+    { name: 'energy-table', value: 'FILE', description: 'energy calibration table (.npy f4 or raw float32); needed with an input file' },
+    { name: 'geometry', value: 'FILE', default: 'the built-in geometry', description: 'scanner geometry (JSON)' },
+    { name: 'energy-window', value: 'LOW,HIGH|none', default: 'the job\'s', description: 'keep singles with energy in [LOW, HIGH]' },
+    { name: 'window', value: 'TICKS', default: 'the job\'s', description: 'coincidence time window' },
+    { name: 'out', short: 'o', value: 'DIR', description: 'write singles, sorted singles and pairs as .npy into DIR' },
+    opt.backend(),
+    opt.workers(),
+    opt.scheduleSeed(),
+    opt.json('one JSON document: { backend, workers, frames, singles, pairs, mergePasses, launches, timingsMs, framesPerSecond, outputs }'),
+    opt.quiet(),
+  ],
+  examples: ['simt pet --generate 1000000 --out pet-out/', 'simt pet frames.bin --position-table pos.npy --energy-table energy.npy --json'],
   async run(args, io) {
     // Every option, input size and output is checked before anything is read, generated or run.
     const o = args.options;
-    const input = stringOption(o, 'input');
+    const input = inputOption(args);
     if ((o.generate === undefined) === (input === undefined)) throw new UsageError('give exactly one of --generate N or --input frames.bin');
     const geometryFile = stringOption(o, 'geometry');
     const posFile = stringOption(o, 'position-table');
@@ -76,9 +81,8 @@ export const pet: Command = {
       energyWindow = [parts[0]!, parts[1]!];
     }
     const window = o.window === undefined ? undefined : numberOption(o, 'window', 0, { min: 0 });
-    const backend = (stringOption(o, 'backend') ?? 'wasm') as 'wasm' | 'serial';
-    if (backend !== 'wasm' && backend !== 'serial') throw new UsageError(`--backend must be wasm or serial, got ${String(backend)}`);
-    const workers = o.workers === undefined ? undefined : intOption(o, 'workers', 1, { min: 1, max: 256 });
+    const backend = choiceOption(o, 'backend', ['wasm', 'serial'] as const, 'wasm');
+    const workers = workersOption(o);
     const scheduleSeed = seedOption(o, 'schedule-seed');
     const seed = seedOption(o, 'seed') ?? 1;
     const outDir = stringOption(o, 'out');
@@ -116,17 +120,17 @@ export const pet: Command = {
     const nFrames = Math.floor(frames.length / FRAME_BYTES);
     const memoryBytes = Math.ceil((petMemoryBytes(nFrames, geometry) + (64 << 20)) / 65536) * 65536;
     const dev = await createDevice({ backend, workers, memoryBytes, seed: scheduleSeed });
-    const bar = progressBar(!!process.stderr.isTTY && nFrames >= 1 << 20);
+    const bar = progressBar(1, progressEnabled(o) && nFrames >= 1 << 20);
     try {
       let r: Awaited<ReturnType<typeof runPet>>;
       try {
-        r = await runPet(dev, frames, geometry, tables, { energyWindow, window, onProgress: (s, d, t) => bar.update(s, d, t) });
+        r = await runPet(dev, frames, geometry, tables, { energyWindow, window, onProgress: (s, d, t) => bar.update(s.padEnd(13), d, t) });
       } catch (e) {
         // The job's typed input errors (truncated frames, tables or geometry that do not match, bad options).
-        if (e instanceof Error && INPUT_ERRORS.has(e.name)) { bar.end(); io.err(`simt pet: ${e.name}: ${e.message}`); return 1; }
+        if (e instanceof Error && INPUT_ERRORS.has(e.name)) { bar.done(); io.err(`simt pet: ${e.name}: ${e.message}`); return 1; }
         throw e;
       }
-      bar.end();
+      bar.done();
       const written: string[] = [];
       if (outDir) {
         const put = (name: string, data: NpyData, shape?: number[]) => {
@@ -149,16 +153,24 @@ export const pet: Command = {
         outputs.commit();
       }
       const round = (x: number) => Math.round(x * 100) / 100;
-      io.out(JSON.stringify({
+      const summary = {
         backend: dev.backend, workers: dev.workers, frames: r.frames, singles: r.sorted.time.length, pairs: r.pairs.count,
         mergePasses: r.mergePasses, launches: r.launches.length,
         timingsMs: Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [k, round(v)])),
         framesPerSecond: r.frames > 0 ? Math.round(r.frames / ((r.timings.convert + r.timings.sort + r.timings.coincidences) / 1000)) : 0,
         outputs: written,
-      }, null, 2));
+      };
+      if (o.json) io.out(JSON.stringify(summary));
+      else {
+        io.out(`pet: ${r.frames} frames → ${summary.singles} singles → ${summary.pairs} coincidence pairs`);
+        io.out(`  convert ${r.timings.convert.toFixed(1)} ms, sort ${r.timings.sort.toFixed(1)} ms (${r.mergePasses} merge passes), ` +
+          `coincidences ${r.timings.coincidences.toFixed(1)} ms on ${dev.backend} (${dev.workers} worker${dev.workers === 1 ? '' : 's'}): ` +
+          `${(summary.framesPerSecond / 1e6).toFixed(2)} M frames/s`);
+        io.out(written.length ? `  wrote ${written.length} files into ${outDir}` : '  (no --out: nothing written)');
+      }
       return 0;
     } finally {
-      bar.end();
+      bar.done();
       await dev.destroy();
     }
   },

@@ -2,54 +2,62 @@
 // SiPixelDigisCUDASOAView store dump or a synthetic event.
 import { join } from 'node:path';
 import type { Command } from '../command.js';
-import { intOption, seedOption, stringOption, UsageError } from '../args.js';
+import { choiceOption, inputOption, intOption, seedOption, stringOption, UsageError, workersOption } from '../args.js';
+import { opt } from '../options.js';
 import { createDevice } from '../../device.js';
 import { writeNpy } from '../../io/npy.js';
-import { generatePixelEvent } from '../../jobs/pixel/generate.js';
 import { soaLayout } from '../../jobs/pixel/soa.js';
 import { pixelClustering } from '../../jobs/pixel/run.js';
-import { progressBar } from '../progress.js';
+import { progressBar, progressEnabled } from '../progress.js';
 import { OutputSet, readInputFile } from '../files.js';
+import { generateDigis, MAX_GENERATED_DIGIS } from '../pixelDigis.js';
 
-const MODULES = 1856;
-/** About this many digis per active module at the generator's default 6 clusters per module. */
-const DIGIS_PER_MODULE = 34;
-const MAX_CLUSTERS_PER_MODULE = 500;
-/** The largest event --generate makes: every module active, 500 clusters each (≈ 3.7 M digis). */
-const MAX_GENERATE = Math.floor(MODULES * DIGIS_PER_MODULE * (MAX_CLUSTERS_PER_MODULE / 6));
 const MAX_MIB = 4096;
 const OUTPUTS = ['clusterId.npy', 'moduleInd.npy', 'nClustersInModule.npy', 'moduleId.npy', 'moduleStart.npy', 'store.bin'];
 
 export const pixelCommand: Command = {
   name: 'pixel',
   summary: 'CMS pixel clustering on a SoA digi store: countModules, findClus, charge cut',
-  usage: 'simt pixel (<store.bin> --max-fed-words M [--n N] | --generate N [--seed S]) [--out-dir DIR] ' +
-    '[--no-charge-cut] [--backend wasm|serial] [--device-seed S] [--verbose]',
+  usage: 'simt pixel (<store.bin> [--max-fed-words M] [--n N] | --generate N [--seed S]) [--out DIR] ' +
+    '[--no-charge-cut] [--backend wasm|serial] [--workers N] [--schedule-seed S] [--json] [--quiet]',
+  options: [
+    opt.input('FILE', 'a SiPixelDigisCUDASOAView store dump'),
+    { name: 'max-fed-words', value: 'M', default: 'file size / 20', description: 'the store\'s capacity in digis' },
+    { name: 'n', value: 'N', default: 'M', description: 'digis of the store to cluster' },
+    { name: 'generate', value: 'N', description: `cluster exactly N generated digis instead of a file (at most ${MAX_GENERATED_DIGIS})` },
+    opt.seed(),
+    { name: 'out', short: 'o', value: 'DIR', deprecated: ['out-dir'], description: `write ${OUTPUTS.join(', ')} into DIR` },
+    { name: 'no-charge-cut', description: 'skip clusterChargeCut' },
+    opt.backend(),
+    opt.workers(),
+    opt.scheduleSeed(),
+    opt.json('one JSON document: { command, source, n, backend, workers, modules, clusters, ms, kernels, outDir, deviceSeed }'),
+    opt.quiet(),
+  ],
+  examples: ['simt pixel --generate 1000000 --out clusters/', 'simt pixel store.bin --max-fed-words 150000 --json'],
   async run(args, io) {
     // Every option and every output is checked before anything is read, generated or run.
-    const backend = (stringOption(args.options, 'backend') ?? 'wasm') as 'wasm' | 'serial';
-    if (backend !== 'wasm' && backend !== 'serial') throw new UsageError(`--backend must be wasm or serial, got ${String(backend)}`);
-    const deviceSeed = seedOption(args.options, 'device-seed');
+    const backend = choiceOption(args.options, 'backend', ['wasm', 'serial'] as const, 'wasm');
+    const workers = workersOption(args.options);
+    const deviceSeed = seedOption(args.options, 'schedule-seed');
     const generate = args.options.generate !== undefined;
-    const path = generate ? undefined : args.positionals[0];
+    const input = inputOption(args);
+    if (generate && input !== undefined) throw new UsageError('give a store dump or --generate N, not both');
+    const path = generate ? undefined : input;
     if (!generate && !path) throw new UsageError('give a store dump or --generate N');
-    const dir = stringOption(args.options, 'out-dir');
-    const outputs = new OutputSet(path ? [path] : [], '--out-dir');
+    const dir = stringOption(args.options, 'out');
+    const outputs = new OutputSet(path ? [path] : [], '--out');
     if (dir) for (const name of OUTPUTS) outputs.plan(join(dir, name));
-    const progress = progressBar(4);
+    const progress = progressBar(4, progressEnabled(args.options));
     progress.step('input');
-    let input: Parameters<typeof pixelClustering>[1];
+    let digis: Parameters<typeof pixelClustering>[1];
     let source: string;
     let n: number;
     if (generate) {
-      const want = intOption(args.options, 'generate', 0, { min: 1, max: MAX_GENERATE });
+      const want = intOption(args.options, 'generate', 0, { min: 1, max: MAX_GENERATED_DIGIS });
       const seed = seedOption(args.options, 'seed') ?? 1;
-      // About 34 digis per active module with the default event shape; past every module
-      // active, more clusters per module.
-      const activeModules = Math.max(1, Math.min(MODULES, Math.round(want / DIGIS_PER_MODULE)));
-      const clustersPerModule = want > MODULES * DIGIS_PER_MODULE ? Math.min(MAX_CLUSTERS_PER_MODULE, 6 * want / (MODULES * DIGIS_PER_MODULE)) : undefined;
-      const ev = generatePixelEvent({ seed, activeModules, ...(clustersPerModule !== undefined ? { clustersPerModule } : {}) });
-      input = ev;
+      const ev = generateDigis(want, seed);
+      digis = ev;
       n = ev.n;
       source = `generated (${ev.n} digis, seed=${seed})`;
     } else {
@@ -60,13 +68,13 @@ export const pixelCommand: Command = {
         throw new UsageError(`${path}: ${bytes.length} bytes is not a store for --max-fed-words ${max} (needs 20 × roundFor128ByteAlignment(M) bytes)`);
       }
       n = intOption(args.options, 'n', max, { min: 0, max });
-      input = { bytes, maxFedWords: max, n };
+      digis = { bytes, maxFedWords: max, n };
       source = path!;
     }
-    const dev = await createDevice({ backend, seed: deviceSeed, memoryBytes: Math.min(MAX_MIB, Math.max(256, Math.ceil((n * 24 + (64 << 20)) / 2 ** 20))) * 2 ** 20 });
+    const dev = await createDevice({ backend, workers, seed: deviceSeed, memoryBytes: Math.min(MAX_MIB, Math.max(256, Math.ceil((n * 24 + (64 << 20)) / 2 ** 20))) * 2 ** 20 });
     try {
       progress.step('cluster');
-      const r = await pixelClustering(dev, input, { chargeCut: !args.options['no-charge-cut'] });
+      const r = await pixelClustering(dev, digis, { chargeCut: !args.options['no-charge-cut'] });
       progress.step('write');
       if (dir) {
         const contents = [writeNpy(r.clusterId), writeNpy(r.id), writeNpy(r.nClustersInModule), writeNpy(r.moduleId), writeNpy(r.moduleStarts), r.storeBytes];
@@ -76,10 +84,17 @@ export const pixelCommand: Command = {
       progress.done();
       let clusters = 0;
       for (const c of r.nClustersInModule) clusters += c;
-      io.out(JSON.stringify({
+      const summary = {
         command: 'pixel', source, n, backend, workers: dev.workers, modules: r.nModules, clusters, ms: +r.ms.toFixed(3),
         kernels: Object.fromEntries(r.launches.map((l) => [l.kernel, +l.elapsedMs.toFixed(3)])), outDir: dir ?? null, deviceSeed: dev.seed,
-      }));
+      };
+      if (args.options.json) io.out(JSON.stringify(summary));
+      else {
+        io.out(`pixel: ${n} digis from ${source}: ${r.nModules} modules, ${clusters} clusters`);
+        io.out(`  ${r.ms.toFixed(1)} ms on ${backend} (${dev.workers} worker${dev.workers === 1 ? '' : 's'}): ` +
+          r.launches.map((l) => `${l.kernel} ${l.elapsedMs.toFixed(1)} ms`).join(', '));
+        io.out(dir ? `  wrote ${OUTPUTS.length} files into ${dir}` : '  (no --out: nothing written)');
+      }
       return 0;
     } finally {
       await dev.destroy();

@@ -17,13 +17,14 @@ export const racecheck: Command = {
     if (args.options.corpus) {
       const session = await race.RaceSession.open();
       let detected = 0, missed = 0, falseAlarms = 0;
+      const kernels: object[] = [];
       try {
         for (const job of race.corpus) {
           const r = await race.racecheck(job, job.inputs(), { session, schedules });
           const hit = r.reports.some((x) => job.expect.includes(x.kind));
           if (job.racy) { if (hit) detected++; else missed++; } else if (r.reports.length > 0) falseAlarms++;
           if (json) {
-            io.out(JSON.stringify({ name: job.name, racy: job.racy, reports: r.reports.length, kinds: [...new Set(r.reports.map((x) => x.kind))], expect: job.expect }));
+            kernels.push({ name: job.name, racy: job.racy, reports: r.reports.length, kinds: [...new Set(r.reports.map((x) => x.kind))], expect: job.expect });
           } else {
             const ok = job.racy ? hit : r.reports.length === 0;
             io.out(`${ok ? 'ok  ' : 'FAIL'} ${job.name.padEnd(22)} ${job.racy ? 'racy ' : 'clean'} ${String(r.reports.length).padStart(3)} report(s) ${[...new Set(r.reports.map((x) => x.kind))].join(', ')}`);
@@ -32,20 +33,19 @@ export const racecheck: Command = {
       } finally {
         await session.close();
       }
-      if (json) io.out(JSON.stringify({ detected, missed, falseAlarms }));
+      if (json) io.out(JSON.stringify({ detected, missed, falseAlarms, kernels }));
       else io.out(`detected ${detected}, missed ${missed}, false alarms ${falseAlarms} (${race.corpus.length} kernels)`);
       return missed === 0 && falseAlarms === 0 ? 0 : 1;
     }
     const { job, cli } = await resolveRaceJob(args);
     const r = await race.racecheck(job, job.inputs(), { schedules });
     if (json) {
-      for (const rep of r.reports) io.out(JSON.stringify(rep));
-      io.out(JSON.stringify({ job: job.name, reports: r.reports.length, ms: r.ms }));
+      io.out(JSON.stringify({ job: job.name, reports: r.reports.length, ms: r.ms, findings: r.reports }));
     } else {
       io.out(`${job.name}: ${r.reports.length} report(s) under ${r.schedules.length} schedule(s)${job.note ? `\n  note: ${job.note}` : ''}`);
       for (const rep of r.reports) {
         io.out(`  ${rep.kind}: ${rep.message}`);
-        if (rep.schedules) for (const s of rep.schedules) io.out(`    replay: simt explore ${cli} --replay ${s.length > 160 ? s.slice(0, 160) + '…' : s}`);
+        if (rep.schedules) for (const s of rep.schedules) io.out(`    replay: simt explore ${cli} --replay ${s}`);
       }
     }
     return r.reports.length === 0 ? 0 : 1;

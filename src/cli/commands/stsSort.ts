@@ -1,11 +1,12 @@
 // `simt sts-sort`: sorts CBM STS digis (seed 004) by (channel, time) on the device.
 import type { Command } from '../command.js';
-import { intOption, seedOption, stringOption, UsageError } from '../args.js';
+import { choiceOption, inputOption, intOption, seedOption, stringOption, UsageError, workersOption } from '../args.js';
+import { opt } from '../options.js';
 import { createDevice } from '../../device.js';
 import { writeNpy } from '../../io/npy.js';
 import { stsDigisForBench, MAX_BENCH_STS_CHANNELS } from '../../data/synthetic.js';
 import { stsSort, STS_SORT_METHODS, type StsSortMethod } from '../../jobs/sts/run.js';
-import { progressBar } from '../progress.js';
+import { progressBar, progressEnabled } from '../progress.js';
 import { InputFileError, OutputSet, readInputFile, readNpyFile } from '../files.js';
 
 const MAX_MIB = 4096;
@@ -32,24 +33,40 @@ function readDigis(path: string, channels: number): Uint32Array {
 export const stsSortCommand: Command = {
   name: 'sts-sort',
   summary: 'sort CBM STS digis by (channel, time): counting sorts, natural merge sort, key sort',
-  usage: 'simt sts-sort (<digis.npy|digis.bin> | --generate N [--seed S]) --channels K [--method chunked|atomic|local|merge|key] ' +
-    '[--out sorted.npy|sorted.bin] [--backend wasm|serial] [--device-seed S] [--memory MiB] [--verbose]',
+  usage: 'simt sts-sort (<digis.npy|digis.bin> | --generate N [--seed S]) [--channels K] [--method M] [--out FILE] ' +
+    '[--backend wasm|serial] [--workers N] [--schedule-seed S] [--memory MiB] [--json] [--quiet]',
+  options: [
+    opt.input('FILE', 'digis to sort: .npy of u4 [n, 2] or [2n], or raw little-endian u32 (channel, time) pairs'),
+    { name: 'generate', value: 'N', description: 'sort N generated digis instead of a file' },
+    opt.seed(),
+    { name: 'channels', value: 'K', default: '1024', description: 'channels: every channel number is below K' },
+    { name: 'method', value: STS_SORT_METHODS.join('|'), default: 'chunked', description: 'sort method (docs/sts.md)' },
+    { name: 'out', short: 'o', value: 'FILE', description: 'write the sorted digis (.npy: u4 [n, 2]; any other name: raw u32)' },
+    opt.backend(),
+    opt.workers(),
+    opt.scheduleSeed(),
+    { name: 'memory', value: 'MiB', default: 'what n needs, at least 256', description: 'device memory' },
+    opt.json('one JSON document: { command, source, n, channels, method, backend, workers, ms, digisPerSec, sorted, out, … }'),
+    opt.quiet(),
+  ],
+  examples: ['simt sts-sort --generate 1000000 --channels 1000 --method merge --out sorted.npy'],
   async run(args, io) {
     // Every option is checked before anything is read, generated or allocated.
-    const method = (stringOption(args.options, 'method') ?? 'chunked') as StsSortMethod;
-    if (!STS_SORT_METHODS.includes(method)) throw new UsageError(`--method must be one of ${STS_SORT_METHODS.join(', ')}`);
+    const method = choiceOption(args.options, 'method', STS_SORT_METHODS, 'chunked') as StsSortMethod;
     const generate = args.options.generate !== undefined;
     const channels = intOption(args.options, 'channels', 1024, { min: 1, max: generate ? MAX_BENCH_STS_CHANNELS : 2 ** 24 });
-    const backend = (stringOption(args.options, 'backend') ?? 'wasm') as 'wasm' | 'serial';
-    if (backend !== 'wasm' && backend !== 'serial') throw new UsageError(`--backend must be wasm or serial, got ${String(backend)}`);
-    const deviceSeed = seedOption(args.options, 'device-seed');
+    const backend = choiceOption(args.options, 'backend', ['wasm', 'serial'] as const, 'wasm');
+    const workers = workersOption(args.options);
+    const deviceSeed = seedOption(args.options, 'schedule-seed');
     const maxN = Math.floor((MAX_MIB * 2 ** 20 - deviceBytes(0, channels)) / 40);
-    const path = generate ? undefined : args.positionals[0];
+    const input = inputOption(args);
+    if (generate && input !== undefined) throw new UsageError(`give an input file or --generate N, not both`);
+    const path = generate ? undefined : input;
     if (!generate && !path) throw new UsageError('give an input file or --generate N');
     const out = stringOption(args.options, 'out');
     const outputs = new OutputSet(path ? [path] : [], '--out');
     if (out) outputs.plan(out);
-    const progress = progressBar(4);
+    const progress = progressBar(4, progressEnabled(args.options));
     progress.step('input');
     let words: Uint32Array;
     let source: string;
@@ -65,7 +82,7 @@ export const stsSortCommand: Command = {
     const n = words.length / 2;
     const need = Math.ceil(deviceBytes(n, channels) / 2 ** 20);
     const memoryMiB = intOption(args.options, 'memory', Math.max(256, need), { min: 1, max: MAX_MIB });
-    const dev = await createDevice({ backend, memoryBytes: memoryMiB * 2 ** 20, seed: deviceSeed });
+    const dev = await createDevice({ backend, workers, memoryBytes: memoryMiB * 2 ** 20, seed: deviceSeed });
     try {
       progress.step('upload');
       const input = await dev.upload('u32', words);
@@ -96,11 +113,18 @@ export const stsSortCommand: Command = {
         outputs.commit();
       }
       progress.done();
-      io.out(JSON.stringify({
+      const summary = {
         command: 'sts-sort', source, n, channels, method, backend, workers: dev.workers, ms: +r.ms.toFixed(3),
         digisPerSec: n / (r.ms / 1000), timeOrdered: r.timeOrdered, sorted: ordered, runs: r.runs, rounds: r.rounds,
         launches: r.launches.length, out: out ?? null, deviceSeed: dev.seed,
-      }));
+      };
+      if (args.options.json) io.out(JSON.stringify(summary));
+      else {
+        io.out(`sts-sort: ${n} digis from ${source}, ${channels} channels, method ${method}`);
+        io.out(`  sorted by (channel, ${r.timeOrdered ? 'time' : 'arrival'}) in ${r.ms.toFixed(1)} ms on ${backend} (${dev.workers} worker${dev.workers === 1 ? '' : 's'}), ` +
+          `${(summary.digisPerSec / 1e6).toFixed(1)} M digis/s, ${r.launches.length} launches`);
+        io.out(out ? `  wrote ${out}` : '  (no --out: nothing written)');
+      }
       return 0;
     } finally {
       await dev.destroy();

@@ -29,7 +29,7 @@ export function sortTimesPerChannel(channel: Uint32Array, time: Uint32Array): Ui
 }
 
 export const stsSortJob: Job<StsSortInputs> = {
-  name: 'sts-sort',
+  name: 'stsSort',
   description: 'CBM STS digi sort: chunked, local, merge and key (channel, time) exact; atomic channels exact, times per channel as a multiset',
   defaultSize: 1 << 20,
   edgeSizes: [0, 1, 2, 3, 63, 64, 65, 255, 256, 257, 1000, 4097],

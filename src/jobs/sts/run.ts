@@ -19,6 +19,7 @@
 // Every method first checks channel < nChannels on the device and throws StsChannelRangeError
 // (naming the first bad digi) before any output is written.
 
+import type { Kernel } from '../../kernel.js';
 import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
 import type { DeviceArray } from '../../memory/deviceArray.js';
 import { SimtError } from '../../errors.js';
@@ -295,7 +296,8 @@ async function mergeRounds<D extends 'u32' | 'u64'>(
   try {
     while (runs > 1) {
       const dst = cur === bufA ? bufB : bufA;
-      launches.push(await device.launch(kernel, shape, [cur, dst, s, runs, n, per]));
+      // The kernel is one of two specs (u32 or u64 digis): typed by D, which TypeScript cannot tie to it.
+      launches.push(await device.launch(kernel as Kernel, shape, [cur, dst, s, runs, n, per]));
       const half = Math.ceil(runs / 2);
       launches.push(await device.launch(stsHalveRuns, elementShape(ctx, half + 1), [s, s2, runs, n]));
       [s, s2] = [s2, s];

@@ -1,0 +1,51 @@
+// The declared options, examples and job names of `simt explore` and `simt racecheck` (their
+// run() is in explore.ts and racecheck.ts; an option added there must be declared here too, or
+// the parser rejects it as unknown).
+import type { Command } from '../command.js';
+import { opt, type OptionSpec } from '../options.js';
+
+async function raceJobNames(): Promise<string[]> {
+  const race = await import('../../race/index.js');
+  return race.corpus.map((j) => j.name);
+}
+
+/** A user job instead of a corpus job name: a compiled module (or kernel source) and a job file. */
+const USER_JOB_OPTIONS: OptionSpec[] = [
+  { name: 'module', value: 'FILE', description: 'a kernel module (.simt.json from simt build) or a kernel source (.ts, compiled on the fly)' },
+  { name: 'job', value: 'FILE', description: 'an ES module whose default export is a defineJob job (or a spec, or a function of the module)' },
+];
+
+const EXPLORE_OPTIONS: OptionSpec[] = [
+  ...USER_JOB_OPTIONS,
+  { name: 'schedules', value: 'N', default: '100', description: 'schedules to run' },
+  { name: 'strategy', value: 'random|pct|exhaustive', default: 'random', description: 'how schedules are chosen' },
+  { name: 'depth', value: 'D', default: '3', description: 'preemptions per run (pct)' },
+  opt.seed('seed of the first schedule (run k uses seed + k)'),
+  { name: 'until-differs', description: 'stop at the first outcome that differs from the in-order reference' },
+  { name: 'replay', value: 'SCHEDULE', description: 'run once under this schedule string (as printed after "replay:")' },
+  { name: 'list', description: 'list the jobs' },
+  opt.json('one JSON document: { job, strategy, runs, exhausted, ms, reference, outcomes, found }'),
+];
+
+const RACECHECK_OPTIONS: OptionSpec[] = [
+  ...USER_JOB_OPTIONS,
+  { name: 'schedules', value: 'N', default: '4', description: 'schedules to run under the detector' },
+  { name: 'corpus', description: 'check every job of the corpus and count detections, misses and false alarms' },
+  opt.json('one JSON document: { job, reports, ms, findings: [...] }, or with --corpus { detected, missed, falseAlarms, kernels: [...] }'),
+];
+
+export function withExploreOptions(c: Command): Command {
+  return {
+    ...c, options: EXPLORE_OPTIONS, jobNames: raceJobNames,
+    examples: ['simt explore lostUpdate --schedules 1000 --strategy pct', 'simt explore --list', 'simt explore --module histogram.simt.json --job job.mjs'],
+    details: 'Every outcome is printed with a schedule string that replays it (--replay). Job names ignore case, \'-\' and \'_\'.',
+  };
+}
+
+export function withRacecheckOptions(c: Command): Command {
+  return {
+    ...c, options: RACECHECK_OPTIONS, jobNames: raceJobNames, jobList: 'simt explore --list',
+    examples: ['simt racecheck lostUpdate', 'simt racecheck --corpus --json', 'simt racecheck --module histogram.simt.json --job job.mjs'],
+    details: 'Exit status 1 when a report is found (or, with --corpus, a racy kernel is missed or a clean one reported).',
+  };
+}
