@@ -45,22 +45,3 @@ describe('branch-free float min/max', () => {
     expect(b).not.toMatch(/__pm(ax|in)/);
   });
 });
-
-describe('bounds checks hoisted out of grid-stride loops', () => {
-  it('versions a for and a while grid-stride loop: A[i] unchecked behind the proof, checked otherwise', async () => {
-    const b = await blockForm(`for (let i = threadIdx.x; i < n; i += 32) out[i] = a[i];
-  let k = threadIdx.x; while (k < n) { out[k] += a[k]; k += 32; }`, 'a: f32[], n: i32, out: f32[]');
-    expect(b.match(/ <= 2147483647 - /g)?.length).toBe(2);
-    expect(b.match(/__ldu<f32>/g)?.length).toBe(3);
-    expect(b.match(/__stu<f32>/g)?.length).toBe(2);
-    expect(b.match(/__ld<f32>/g)?.length).toBe(3);
-  });
-
-  it('leaves loops alone when i changes in the body, the bound changes, or the index is not i', async () => {
-    const b = await blockForm(`for (let i = threadIdx.x; i < n; i += 32) { out[i] = a[i]; i += 1; }
-  let m = n; for (let i = 0; i < m; i++) { out[i] = a[i]; m = m - 1; }
-  for (let i = 0; i < n; i++) out[i + 1] = a[i - 1];`, 'a: f32[], n: i32, out: f32[]');
-    expect(b).not.toMatch(/2147483647/);
-    expect(b).not.toMatch(/__(ld|st)u</);
-  });
-});

@@ -20,7 +20,6 @@
 
 import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
-import { hoistPlan, type HoistContext } from './boundsHoist.js';
 import {
   ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
   SHARED_DECLS, TYPED_ARRAY_NAMES, WARP_SHUFFLES, WARP_VOTES, isCollective, isLanguageName,
@@ -462,7 +461,6 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
     visitVariableStatement(n: AstNode): void; visitVariableDeclaration(n: AstNode): void;
     visitUnaryPostfixExpression(n: AstNode): void; visitUnaryPrefixExpression(n: AstNode): void;
     visitTernaryExpression(n: AstNode): void; visitIfStatement(n: AstNode): void;
-    visitForStatement(n: AstNode): void; visitWhileStatement(n: AstNode): void;
   }
   const checked = !fe.unchecked || ctx.mode === 'fine';
   // In a kernel's own code (its regions and block-level statements) the index variables and the
@@ -478,37 +476,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
     const d = fn.refs.get(n);
     return d?.array ? d : undefined;
   };
-  // Accesses proven in bounds (the fast copy of a versioned grid-stride loop, boundsHoist.ts).
-  const provenInBounds = new Set<AstNode>();
-  const hoistContext: HoistContext = {
-    declOf: (id) => fn.refs.get(id),
-    declared: (vd) => fn.declOf.get(vd),
-    isArray: (id) => !!arrayOf(id),
-    isI32: (d) => declType(fe, fn, d as Decl) === 'i32',
-  };
   class Printer extends Base {
-    /** Does this element access keep its bounds check? */
-    checks(n: AstNode): boolean { return checked && !provenInBounds.has(n); }
-    /** A grid-stride loop printed twice: its A[i] unchecked behind the conditions that prove them in bounds, and as written. */
-    versioned(n: AstNode, print: () => void): void {
-      const plan = ctx.mode === 'fine' || !checked ? undefined : hoistPlan(n, hoistContext);
-      if (!plan) { print(); return; }
-      const i = this.text(plan.variable);
-      const start = plan.init ? `(${this.text(plan.init)})` : i;
-      const step = plan.step ? `(${this.text(plan.step)})` : '1';
-      const bound = `(${this.text(plan.bound)})`;
-      const lengths = [...new Set(plan.accesses.map((a) => this.len(arrayOf(a.array)!)))];
-      const cond = [`${start} >= 0`, `${step} > 0`, `${bound} <= 2147483647 - ${step}`, ...lengths.map((l) => `${bound} <= ${l}`)].join(' && ');
-      this.sb.push(`if (${cond}) {\n`);
-      for (const a of plan.accesses) provenInBounds.add(a.node);
-      print();
-      for (const a of plan.accesses) provenInBounds.delete(a.node);
-      this.sb.push(';\n} else {\n');
-      print();
-      this.sb.push(';\n}');
-    }
-    override visitForStatement(n: AstNode): void { this.versioned(n, () => super.visitForStatement(n)); }
-    override visitWhileStatement(n: AstNode): void { this.versioned(n, () => super.visitWhileStatement(n)); }
     text(n: AstNode): string { const saved = this.sb; this.sb = []; this.visitNode(n); const t = this.sb.join(''); this.sb = saved; return t; }
     ptr(d: Decl): string {
       const a = d.array!;
@@ -555,7 +523,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
     override visitElementAccessExpression(n: AstNode): void {
       const d = arrayOf(n.expression);
       if (!d) { super.visitElementAccessExpression(n); return; }
-      this.sb.push(`${this.checks(n) ? '__ld' : '__ldu'}<${d.array!.elem}>(${this.access(d, n.elementExpression, n, 'read')})`);
+      this.sb.push(`${checked ? '__ld' : '__ldu'}<${d.array!.elem}>(${this.access(d, n.elementExpression, n, 'read')})`);
     }
     override visitBinaryExpression(n: AstNode): void {
       const op = operatorOf(n);
@@ -566,9 +534,9 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
         let value = this.text(n.right);
         if (op !== '=') {
           if (!isPureIndex(left.elementExpression)) fail(n, `'${textOf(n)}': a compound assignment to an array element needs an index without side effects`);
-          value = `${this.checks(left) ? '__ld' : '__ldu'}<${elem}>(${this.access(d, left.elementExpression, left, 'read')}) ${op.slice(0, -1)} (${value})`;
+          value = `${checked ? '__ld' : '__ldu'}<${elem}>(${this.access(d, left.elementExpression, left, 'read')}) ${op.slice(0, -1)} (${value})`;
         }
-        this.sb.push(`${this.checks(left) ? '__st' : '__stu'}<${elem}>(${this.access(d, left.elementExpression, left, 'write')}, <${elem}>(${value}))`);
+        this.sb.push(`${checked ? '__st' : '__stu'}<${elem}>(${this.access(d, left.elementExpression, left, 'write')}, <${elem}>(${value}))`);
         return;
       }
       super.visitBinaryExpression(n);
@@ -580,8 +548,8 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       const op = operatorOf(n);
       if (!isPureIndex(operand.elementExpression)) fail(n, `'${textOf(n)}': ${op} on an array element needs an index without side effects`);
       const elem = d.array!.elem;
-      const old = `${this.checks(operand) ? '__ld' : '__ldu'}<${elem}>(${this.access(d, operand.elementExpression, operand, 'read')})`;
-      this.sb.push(`${this.checks(operand) ? '__st' : '__stu'}<${elem}>(${this.access(d, operand.elementExpression, operand, 'write')}, <${elem}>(${old} ${op[0]} 1))`);
+      const old = `${checked ? '__ld' : '__ldu'}<${elem}>(${this.access(d, operand.elementExpression, operand, 'read')})`;
+      this.sb.push(`${checked ? '__st' : '__stu'}<${elem}>(${this.access(d, operand.elementExpression, operand, 'write')}, <${elem}>(${old} ${op[0]} 1))`);
       return true;
     }
     override visitUnaryPostfixExpression(n: AstNode): void { if (!this.incDec(n)) super.visitUnaryPostfixExpression(n); }
@@ -678,7 +646,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       if (m.target.kind === NK.Identifier) assign = `${this.text(m.target)} = ${value};`;
       else {
         const d = arrayOf(m.target.expression)!;
-        assign = `${this.checks(m.target) ? '__st' : '__stu'}<${d.array!.elem}>(${this.access(d, m.target.elementExpression, m.target, 'write')}, <${d.array!.elem}>(${value}));`;
+        assign = `${checked ? '__st' : '__stu'}<${d.array!.elem}>(${this.access(d, m.target.elementExpression, m.target, 'write')}, <${d.array!.elem}>(${value}));`;
       }
       this.sb.push(m.guard ? `if (${this.text(m.guard)}) { ${assign} }` : `{ ${assign} }`);
     }
