@@ -237,6 +237,26 @@ for (const b of BACKENDS) {
       expect(Number(m![2])).toBe(Number(m![1]) * 32 + Number(m![3]));
     });
 
+    for (const [n, grid, block] of [[0, 1, 32], [1, 1, 1], [1000, 3, 128], [4099, 2, 256]] as const) {
+      it(`grid-stride loops (for and while): n=${n}, grid=${grid}, block=${block}`, async () => {
+        const a = ints(n, n + 1);
+        const A = await dev.upload('i32', a);
+        const O = dev.alloc('i32', n);
+        await run('gridStrideCopy', grid, block, [A, O, n]);
+        expect(Array.from(await O.read())).toEqual(Array.from(a, (x) => x * 2 + 1));
+      });
+    }
+
+    it('a grid-stride loop running past an array traps', async () => {
+      const A = await dev.upload('i32', ints(100, 2));
+      const O = dev.alloc('i32', 60);
+      const p = run('gridStrideCopy', 2, 32, [A, O, 100]);
+      await expect(p).rejects.toThrow(/index (6\d|[7-9]\d) is out of bounds of 'out' \(length 60\)/);
+      const B = dev.alloc('i32', 100);
+      const q = run('gridStrideCopy', 2, 32, [O, B, 100]);
+      await expect(q).rejects.toThrow(/is out of bounds of 'a' \(length 60\)/);
+    });
+
     // NaN, both zeros and the infinities among random values, each at several positions.
     const specials = [NaN, 0, -0, Infinity, -Infinity, 1e-45, -1e-45];
     const floats = (n: number, seed: number): number[] => {

@@ -225,3 +225,10 @@ export function doubleMinMax(a: f64[], out: f64[], n: i32): void {
   const g = (blockIdx.x * blockDim.x + threadIdx.x) * 2;
   out[g] = hi; out[g + 1] = lo;
 }
+
+/** Grid-stride loops, the for form and the while form. With n past either array's end they must trap. */
+export function gridStrideCopy(a: i32[], out: i32[], n: i32): void {
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = a[i] * 2;
+  let k = blockIdx.x * blockDim.x + threadIdx.x;
+  while (k < n) { out[k] += 1; k += blockDim.x * gridDim.x; }
+}
