@@ -89,8 +89,9 @@ export async function runBenchmarks(opts: BenchOptions, io: CommandIO): Promise<
   return 0;
 }
 
-// `node dist/bench/run.js …` (npm run bench): the same as `simt bench …`.
+// `node dist/bench/run.js …` (npm run bench): the same as `simt bench …`. Not awaited at the
+// top level: the CLI imports this module back (its bench command), and a top-level await here
+// would leave that import waiting on this module forever (Node exits 13, printing nothing).
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { main } = await import('../src/cli/main.js');
-  process.exitCode = await main(['bench', ...process.argv.slice(2)]);
+  void import('../src/cli/main.js').then(async ({ main }) => { process.exitCode = await main(['bench', ...process.argv.slice(2)]); });
 }

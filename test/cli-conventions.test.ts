@@ -227,6 +227,12 @@ describe('simt bench', () => {
     for (const bad of ['0', '1,,2', 'x', '1.5', '300']) expect(() => workerList({ workers: bad }), bad).toThrow(/--workers needs N or a list/);
   });
 
+  it('node dist/bench/run.js (npm run bench) runs the same command and exits', () => {
+    const r = spawnSync(process.execPath, [resolve('dist/bench/run.js'), '--list'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}user-kernels /m);
+  });
+
   it('native C baselines run with as many threads as simt has workers; --quick headers name the quick sizes', async () => {
     const r = await cli(['bench', 'core', '--quick', '--workers', '2', '--quiet']);
     expect(r.code, r.err.join('\n')).toBe(0);
