@@ -257,6 +257,23 @@ for (const b of BACKENDS) {
       await expect(q).rejects.toThrow(/is out of bounds of 'a' \(length 60\)/);
     });
 
+    for (const [n, grid, block] of [[1, 1, 32], [100, 2, 64], [1000, 4, 256], [3000, 3, 1024]] as const) {
+      it(`device functions with barriers, shuffles and __shared__ (inlined): n=${n}, grid=${grid}, block=${block}`, async () => {
+        const a = ints(n, n + 7);
+        const A = await dev.upload('i32', a);
+        const O = dev.alloc('i32', grid * block);
+        await run('deviceBarriers', grid, block, [A, O, n]);
+        const ref = new Int32Array(grid * block);
+        for (let b = 0; b < grid; b++) {
+          let s = 0;
+          for (let t = 0; t < block; t++) { const g = b * block + t; s += g < n ? a[g]! : 0; }
+          const s2 = 2 * s + block;
+          for (let t = 0; t < block; t++) ref[b * block + t] = 3 * (s + s2);
+        }
+        expect(Array.from(await O.read())).toEqual(Array.from(ref));
+      });
+    }
+
     // NaN, both zeros and the infinities among random values, each at several positions.
     const specials = [NaN, 0, -0, Infinity, -Infinity, 1e-45, -1e-45];
     const floats = (n: number, seed: number): number[] => {

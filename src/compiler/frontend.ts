@@ -20,6 +20,7 @@
 
 import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
+import { collectiveFunctions, inlineCollectiveCalls, type InlineFunction } from './inline.js';
 import {
   ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
   SHARED_DECLS, TYPED_ARRAY_NAMES, WARP_SHUFFLES, WARP_VOTES, isCollective, isLanguageName,
@@ -118,10 +119,21 @@ interface FunctionInfo {
 
 const SCALARS = new Set<string>(SCALAR_TYPES);
 
+/** Rounds of inlining (a device function with barriers calling another is inlined in the next round). */
+const INLINE_ROUNDS = 8;
+
 export function runFrontEnd(as: AssemblyScript, files: SourceFile[], options: FrontEndOptions = {}): FrontEndResult {
-  const fe = new FrontEnd(as, options);
-  for (const f of files) fe.addFile(f);
-  return fe.finish();
+  let current = files;
+  for (let round = 0; ; round++) {
+    const fe = new FrontEnd(as, options);
+    for (const f of current) fe.addFile(f);
+    const inlined = fe.inlineCollectives();
+    if (!inlined) return fe.finish();
+    if (round === INLINE_ROUNDS) {
+      throw new CompileFailure([{ file: files[0]!.path, line: 1, column: 1, message: `device functions with barriers call each other more than ${INLINE_ROUNDS} deep (recursion?)` }]);
+    }
+    current = inlined;
+  }
 }
 
 class FrontEnd {
@@ -133,6 +145,7 @@ class FrontEnd {
   private readonly topLevel: { node: AstNode; file: string }[] = [];
   private readonly moduleConsts = new Map<string, { typeText: string | null; init: AstNode | null }>();
   private readonly kernels: KernelInfo[] = [];
+  private readonly files: SourceFile[] = [];
   private nextDecl = 1;
 
   constructor(private readonly as: AssemblyScript, private readonly options: FrontEndOptions) {}
@@ -149,6 +162,7 @@ class FrontEnd {
   }
 
   addFile(f: SourceFile): void {
+    this.files.push(f);
     const as = this.as;
     const program = as.newProgram(as.newOptions());
     const parser = new as.Parser(program.diagnostics);
@@ -330,29 +344,23 @@ class FrontEnd {
     if (kernels.length === 0 && this.diags.length === 0) {
       this.diags.push({ file: this.topLevel[0]?.file ?? '(sources)', line: 1, column: 1, message: 'no kernel: export at least one function' });
     }
-    // Device functions may not hold collectives (yet): their regions would belong to the caller.
-    for (const f of this.functions) {
-      if (f.exported) continue;
-      walk(f.node.body, (n) => {
-        if (n.kind === NK.Call && n.expression.kind === NK.Identifier && isCollective(n.expression.text)) {
-          this.error(n, f.file, `${n.expression.text} in device function '${f.name}': barriers and warp operations must stand in the kernel itself (not supported in device functions yet)`);
-        }
-      });
-    }
+    // Device functions with collectives or __shared__ arrays were inlined into the kernels
+    // (inline.ts); they are not compiled on their own.
+    const inlinedAway = collectiveFunctions(this.inlineView());
+    const deviceFunctions = this.functions.filter((f) => !f.exported && !inlinedAway.has(f.name));
     if (this.diags.length) throw new CompileFailure(this.diags);
     const blockParts: string[] = [];
     const fineParts: string[] = [];
-    const usesThreadGlobals = this.functions.some((f) => !f.exported && this.mentionsThreadIdx(f.node.body));
+    const usesThreadGlobals = deviceFunctions.some((f) => this.mentionsThreadIdx(f.node.body));
     // Device functions learn their thread (for a trap's message) from a global the thread loops
     // set; kernels without them pass the thread to each access, and their loops store nothing.
-    const hasDeviceFunctions = this.functions.some((f) => !f.exported);
+    const hasDeviceFunctions = deviceFunctions.length > 0;
     for (const t of this.topLevel) {
       const text = printStatement(this.as, t.node);
       blockParts.push(text);
       fineParts.push(text);
     }
-    for (const f of this.functions) {
-      if (f.exported) continue;
+    for (const f of deviceFunctions) {
       try {
         blockParts.push(new FunctionPrinter(this, f, 'device').printDeviceFunction());
         fineParts.push(new FunctionPrinter(this, f, 'fine').printDeviceFunction());
@@ -381,6 +389,27 @@ class FrontEnd {
       sites: this.sites,
       arrays: this.arrays,
     };
+  }
+
+  /** The functions as the inliner sees them. */
+  private inlineView(): InlineFunction[] {
+    return this.functions.map((f) => ({
+      node: f.node, name: f.name, exported: f.exported, file: f.file, returnType: f.returnType,
+      params: f.decls.filter((d) => d.param).map((d) => ({ decl: d, name: d.name, array: d.param === 'array', typeText: d.typeText })),
+      refs: f.refs, declOf: f.declOf, isArray: (d: object) => !!(d as Decl).array,
+    }));
+  }
+
+  /** Sources with collective device functions inlined into the kernels, or undefined if none are called. */
+  inlineCollectives(): SourceFile[] | undefined {
+    if (this.diags.length) return undefined; // finish() reports them
+    const r = inlineCollectiveCalls(this.as, this.files, this.inlineView());
+    if (!r) return undefined;
+    if ('problems' in r) {
+      for (const p of r.problems) this.error(p.node, p.file, p.message);
+      return undefined;
+    }
+    return r.files;
   }
 
   private mentionsThreadIdx(n: AstNode): boolean {

@@ -232,3 +232,36 @@ export function gridStrideCopy(a: i32[], out: i32[], n: i32): void {
   let k = blockIdx.x * blockDim.x + threadIdx.x;
   while (k < n) { out[k] += 1; k += blockDim.x * gridDim.x; }
 }
+
+// Device functions holding barriers, warp operations and __shared__ arrays, inlined into the
+// kernels that call them (src/compiler/inline.ts): a warp sum, a block sum built on it (one
+// __shared__ allocation for both calls, as in CUDA), and a void helper taking an array.
+function warpSum(v: i32): i32 {
+  for (let off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffff, v, off);
+  return v;
+}
+
+function blockSum(v: i32): i32 {
+  const partial = __shared__<i32>(32);
+  const w = warpSum(v);
+  if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = w;
+  __syncthreads();
+  let total: i32 = 0;
+  for (let k = 0; k < (blockDim.x >> 5); k++) total += partial[k];
+  __syncthreads();
+  return total;
+}
+
+function storeScaled(dst: i32[], i: i32, v: i32): void {
+  __syncthreads();
+  dst[i] = v * 3;
+}
+
+export function deviceBarriers(a: i32[], out: i32[], n: i32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const v: i32 = g < n ? a[g] : 0;
+  const s = blockSum(v);
+  let s2: i32 = 0;
+  s2 = blockSum(v * 2 + 1);
+  storeScaled(out, g, s + s2);
+}
