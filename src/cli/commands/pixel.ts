@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Command } from '../command.js';
 import { intOption, seedOption, stringOption, UsageError } from '../args.js';
 import { createDevice } from '../../device.js';
+import { MAX_DEVICE_BYTES } from '../../layout.js';
 import { writeNpy } from '../../io/npy.js';
 import { generatePixelEvent } from '../../jobs/pixel/generate.js';
 import { soaLayout } from '../../jobs/pixel/soa.js';
@@ -17,7 +18,8 @@ const DIGIS_PER_MODULE = 34;
 const MAX_CLUSTERS_PER_MODULE = 500;
 /** The largest event --generate makes: every module active, 500 clusters each (≈ 3.7 M digis). */
 const MAX_GENERATE = Math.floor(MODULES * DIGIS_PER_MODULE * (MAX_CLUSTERS_PER_MODULE / 6));
-const MAX_MIB = 4096;
+/** The largest device (layout.ts: 4 GiB less the guard). */
+const MAX_MIB = MAX_DEVICE_BYTES / 2 ** 20;
 const OUTPUTS = ['clusterId.npy', 'moduleInd.npy', 'nClustersInModule.npy', 'moduleId.npy', 'moduleStart.npy', 'store.bin'];
 
 export const pixelCommand: Command = {
@@ -54,7 +56,7 @@ export const pixelCommand: Command = {
       source = `generated (${ev.n} digis, seed=${seed})`;
     } else {
       const maxWords = args.options['max-fed-words'] === undefined ? undefined : intOption(args.options, 'max-fed-words', 0, { min: 0, max: 2 ** 26 });
-      const bytes = readInputFile(path!, { bytes: (MAX_MIB << 20) / 2, why: `a store of more than ${MAX_MIB / 2} MiB does not fit the device` });
+      const bytes = readInputFile(path!, { bytes: MAX_MIB * 2 ** 19, why: `a store of more than ${MAX_MIB / 2} MiB does not fit the device` });
       const max = maxWords ?? bytes.length / 20;
       if (!Number.isInteger(max) || soaLayout(max).totalBytes !== bytes.length) {
         throw new UsageError(`${path}: ${bytes.length} bytes is not a store for --max-fed-words ${max} (needs 20 × roundFor128ByteAlignment(M) bytes)`);
