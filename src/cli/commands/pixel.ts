@@ -7,7 +7,9 @@ import { createDevice } from '../../device.js';
 import { MAX_DEVICE_BYTES } from '../../layout.js';
 import { writeNpy } from '../../io/npy.js';
 import { generatePixelEvent } from '../../jobs/pixel/generate.js';
-import { soaLayout } from '../../jobs/pixel/soa.js';
+import { unpackSoa } from '../../jobs/pixel/soa.js';
+import { decodePixelStoreFile, encodePixelStoreFile, hasStoreTrailer } from '../../jobs/pixel/storeFile.js';
+import { checkPixelDigis } from '../../jobs/pixel/checkDigis.js';
 import { pixelClustering } from '../../jobs/pixel/run.js';
 import { progressBar } from '../progress.js';
 import { OutputSet, readInputFile } from '../files.js';
@@ -25,7 +27,7 @@ const OUTPUTS = ['clusterId.npy', 'moduleInd.npy', 'nClustersInModule.npy', 'mod
 export const pixelCommand: Command = {
   name: 'pixel',
   summary: 'CMS pixel clustering on a SoA digi store: countModules, findClus, charge cut',
-  usage: 'simt pixel (<store.bin> --max-fed-words M [--n N] | --generate N [--seed S]) [--out-dir DIR] ' +
+  usage: 'simt pixel (<store.bin> [--max-fed-words M] [--n N] | --generate N [--seed S]) [--out-dir DIR] ' +
     '[--no-charge-cut] [--backend wasm|serial] [--device-seed S] [--verbose]',
   async run(args, io) {
     // Every option and every output is checked before anything is read, generated or run.
@@ -43,6 +45,7 @@ export const pixelCommand: Command = {
     let input: Parameters<typeof pixelClustering>[1];
     let source: string;
     let n: number;
+    let maxFedWords: number;
     if (generate) {
       const want = intOption(args.options, 'generate', 0, { min: 1, max: MAX_GENERATE });
       const seed = seedOption(args.options, 'seed') ?? 1;
@@ -53,16 +56,22 @@ export const pixelCommand: Command = {
       const ev = generatePixelEvent({ seed, activeModules, ...(clustersPerModule !== undefined ? { clustersPerModule } : {}) });
       input = ev;
       n = ev.n;
+      maxFedWords = ev.n;
       source = `generated (${ev.n} digis, seed=${seed})`;
     } else {
       const maxWords = args.options['max-fed-words'] === undefined ? undefined : intOption(args.options, 'max-fed-words', 0, { min: 0, max: 2 ** 26 });
-      const bytes = readInputFile(path!, { bytes: MAX_MIB * 2 ** 19, why: `a store of more than ${MAX_MIB / 2} MiB does not fit the device` });
-      const max = maxWords ?? bytes.length / 20;
-      if (!Number.isInteger(max) || soaLayout(max).totalBytes !== bytes.length) {
-        throw new UsageError(`${path}: ${bytes.length} bytes is not a store for --max-fed-words ${max} (needs 20 × roundFor128ByteAlignment(M) bytes)`);
+      const nWords = args.options.n === undefined ? undefined : intOption(args.options, 'n', 0, { min: 0, max: 2 ** 26 });
+      const file = readInputFile(path!, { bytes: MAX_MIB * 2 ** 19, why: `a store of more than ${MAX_MIB / 2} MiB does not fit the device` });
+      // The store simt writes says its digi count; a raw dump's size includes alignment padding.
+      if (!hasStoreTrailer(file) && maxWords === undefined && nWords === undefined) {
+        throw new UsageError(`${path} is a raw store dump, which does not say how many digis it holds: give --n N (or --max-fed-words M when all M words are digis)`);
       }
-      n = intOption(args.options, 'n', max, { min: 0, max });
-      input = { bytes, maxFedWords: max, n };
+      const store = decodePixelStoreFile(file, { maxFedWords: maxWords, n: nWords }, path!);
+      // Ids and coordinates index the kernels' arrays unchecked: the first bad digi is named here.
+      checkPixelDigis(unpackSoa(store.bytes, store.maxFedWords, store.n), store.n, path!);
+      n = store.n;
+      maxFedWords = store.maxFedWords;
+      input = { bytes: store.bytes, maxFedWords, n };
       source = path!;
     }
     const dev = await createDevice({ backend, seed: deviceSeed, memoryBytes: Math.min(MAX_MIB, Math.max(256, Math.ceil((n * 24 + (64 << 20)) / 2 ** 20))) * 2 ** 20 });
@@ -71,7 +80,7 @@ export const pixelCommand: Command = {
       const r = await pixelClustering(dev, input, { chargeCut: !args.options['no-charge-cut'] });
       progress.step('write');
       if (dir) {
-        const contents = [writeNpy(r.clusterId), writeNpy(r.id), writeNpy(r.nClustersInModule), writeNpy(r.moduleId), writeNpy(r.moduleStarts), r.storeBytes];
+        const contents = [writeNpy(r.clusterId), writeNpy(r.id), writeNpy(r.nClustersInModule), writeNpy(r.moduleId), writeNpy(r.moduleStarts), encodePixelStoreFile(r.storeBytes, n, maxFedWords)];
         OUTPUTS.forEach((name, k) => outputs.put(join(dir, name), contents[k]!));
         outputs.commit();
       }
