@@ -98,9 +98,9 @@ export class WorkerPool {
           else reject(new Error(`worker ${k} failed to start: ${r.message}`));
         });
         h.onError((e) => { this.lastError.set(h, e); reject(e); });
-        h.onExit((code) => {
+        h.onExit((code, detail) => {
           reject(new Error(`worker ${k} exited (code ${code}) before it was ready`));
-          this.exited(h, k, code);
+          this.exited(h, k, code, detail);
         });
         const init: WorkerInit = {
           modules: this.cfg.modules,
@@ -122,10 +122,10 @@ export class WorkerPool {
   }
 
   /** A worker's thread ended: unless the pool ended it, the pool has lost it (wakes a waiting launch). */
-  private exited(h: WorkerHandle, k: number, code: number): void {
+  private exited(h: WorkerHandle, k: number, code: number, detail?: string): void {
     if (this.retiring.has(h) || this.handles[k] !== h) return;
     const e = this.lastError.get(h);
-    this.lost ??= { worker: k, detail: `exit code ${code}${e ? `: ${e.message}` : ''}` };
+    this.lost ??= { worker: k, detail: `exit code ${code}${detail ? `: ${detail}` : e ? `: ${e.message}` : ''}` };
     Atomics.add(this.i32, CTL.PROGRESS, 1);
     Atomics.notify(this.i32, CTL.PROGRESS);
   }
