@@ -5,7 +5,7 @@ export { __setScratch, __scratchBytes, __launch, __block, __currentBlock } from 
 export { vecMax, vecMin, vecSum } from "./kernels/reduce";
 export { countModules } from "./kernels/countModules";
 export {
-  emptyKernel, writeIndices, trapInBlock, divide, readAddress, spin, atomicProbe, warpProbe,
+  emptyKernel, writeIndices, trapInBlock, divide, readAddress, writeAddress, spin, atomicProbe, warpProbe,
   blockPredicateProbe, neighbourSum, orderProbe,
 } from "./kernels/testKernels";
 export * from "./primitives/index";

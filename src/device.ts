@@ -9,7 +9,7 @@ import type { WasmMemory } from './wasmTypes.js';
 import { type DType, DTYPES, type ScalarOf, type TypedArrayOf, dtypeOfArray, viewOf } from './dtypes.js';
 import { type Dim3, type DimLike, toDim3 } from './dims.js';
 import {
-  BackendUnavailableError, BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelError,
+  BackendUnavailableError, BufferMismatchError, ControlPageError, DeviceDestroyedError, KernelArgumentError, KernelError,
   KernelTimeoutError, LaunchAbortedError, LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError,
   SharedMemoryLimitError, UseAfterFreeError, WorkerLostError,
 } from './errors.js';
@@ -17,7 +17,7 @@ import type { Kernel, ParamSpec } from './kernel.js';
 import type { LaunchArgsParam } from './launchTypes.js';
 import { argumentList, checkArrayArg, checkScalarArg, describe } from './launchArgs.js';
 import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from './deviceApi.js';
-import { CONTROL_BYTES, CTL, Command, HEAP_ALIGN, MAX_WASM32_BYTES, PAGE_BYTES } from './layout.js';
+import { CONTROL_BYTES, CTL, Command, GUARD_BYTES, HEAP_ALIGN, MAX_DEVICE_BYTES, PAGE_BYTES } from './layout.js';
 import { HeapAllocator } from './memory/allocator.js';
 import type { DeviceArray } from './memory/deviceArray.js';
 import { DeviceArrayBase } from './memory/deviceArrayBase.js';
@@ -43,7 +43,11 @@ export interface DeviceOptions {
   backend?: Backend | 'webgpu' | 'auto';
   /** Workers of the 'wasm' backend (default: available parallelism). 'serial' always uses 1. */
   workers?: number;
-  /** Size of the device memory in bytes (default 1 GiB; at most 4 GiB, wasm32's limit). */
+  /**
+   * Size of the device memory in bytes (default 1 GiB; at most 4032 MiB: wasm32 addresses
+   * 4 GiB, and the last 64 MiB are a guard where an access past the end traps instead of
+   * wrapping around to the control page at address 0).
+   */
   memoryBytes?: number;
   /** Device seed: fixes every launch's schedule seed, in launch order (default: random). */
   seed?: number | bigint;
@@ -112,8 +116,9 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   if (!Number.isInteger(memoryBytes) || memoryBytes <= 0) {
     throw new MemorySizeError(`memoryBytes must be a positive integer, got ${String(memoryBytes)}`);
   }
-  if (memoryBytes > MAX_WASM32_BYTES) {
-    throw new MemorySizeError(`memoryBytes ${memoryBytes} exceeds what wasm32 can address (${MAX_WASM32_BYTES} bytes = 4 GiB)`);
+  if (memoryBytes > MAX_DEVICE_BYTES) {
+    throw new MemorySizeError(`memoryBytes ${memoryBytes} exceeds the largest device, ${MAX_DEVICE_BYTES} bytes (4 GiB, ` +
+      `what wasm32 addresses, less a ${GUARD_BYTES >> 20} MiB guard where an access past the end traps instead of wrapping to address 0)`);
   }
   const sharedLimit = options.sharedMemoryLimit ?? DEFAULT_SHARED_LIMIT;
   if (!Number.isInteger(sharedLimit) || sharedLimit < 0 || sharedLimit > 1 << 24) {
@@ -455,6 +460,15 @@ export class Device implements GpuDevice {
       });
       const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal);
       const elapsedMs = performance.now() - t0;
+      if (outcome !== 'cancelled' && outcome !== 'lost') {
+        // A kernel that wrote over the launch protocol makes every other outcome meaningless
+        // (a launch "done" with blocks that never ran): say so, and start clean workers.
+        const word = this.pool.controlPageProblem();
+        if (word !== undefined) {
+          await this.pool.restart();
+          throw new ControlPageError(l.kernel.name, word);
+        }
+      }
       if (outcome === 'cancelled') throw new DeviceDestroyedError(`the device was destroyed while kernel ${l.kernel.name} ran`);
       if (outcome === 'lost') {
         const lost = this.pool.lost!;

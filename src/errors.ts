@@ -108,6 +108,19 @@ export class WorkerLostError extends SimtError {
 }
 
 /**
+ * A kernel wrote into the device's control page (the launch protocol's words, bytes 0–64 KiB):
+ * a wild pointer, or an index that jumped the guard past the end of memory and wrapped to 0.
+ * Its results are not reliable (blocks may not have run); the workers were restarted and the
+ * device is usable. See docs/architecture.md, "Bounds".
+ */
+export class ControlPageError extends SimtError {
+  constructor(readonly kernel: string, readonly word: string) {
+    super(`kernel ${kernel} wrote into the device's control page (${word} changed during the launch): ` +
+      'a wild or wrapped address; its results are not reliable; the workers were restarted');
+  }
+}
+
+/**
  * The device lost a worker and could not start a new one: every later launch rejects with
  * this error. Device memory stays readable (read() still works); destroy() the device.
  */

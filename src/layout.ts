@@ -4,6 +4,7 @@
 //   65536    static data of the kernels module (its stripped data segments)
 //   …        per-worker scratch regions (shared memory + registers of the running block)
 //   …        device heap: what `device.alloc` hands out, 128-byte aligned
+//   memoryBytes … 4 GiB   guard: not memory, so every access there traps (at least GUARD_BYTES)
 //
 // The control page is the launch protocol between the host and the workers; the word indices
 // below are Int32Array indices (byte offset / 4).
@@ -12,6 +13,22 @@ export const PAGE_BYTES = 65536;
 export const CONTROL_BYTES = 65536;
 export const MEMORY_BASE = 65536;
 export const MAX_WASM32_BYTES = 65536 * PAGE_BYTES; // 4 GiB: wasm32's addressable limit
+/**
+ * Why the device memory stops below 4 GiB. A wasm32 address is a u32: `ptr + offset` past
+ * 4 GiB wraps around to 0, where the control page, the static data and the workers' scratch
+ * live, and no part of a wasm memory can be made to trap except what lies past its end. So the
+ * memory ends at least GUARD_BYTES below 4 GiB: an access that runs off the end of the heap
+ * lands in [memoryBytes, 4 GiB), which is not memory, and traps (a KernelError) before any of
+ * its addresses can wrap. An overrun reaches low memory only by jumping the whole guard in one
+ * step: an overrun whose successive accesses are less than 64 MiB apart (element by element, or
+ * a grid-stride loop of fewer than 16 M threads over 4-byte elements) traps first. 64 MiB costs
+ * 1.6 % of the largest device. What the guard cannot stop — a wild pointer aimed straight at
+ * low memory, an index that jumps the guard — the host catches after the launch for the
+ * control page (src/pool/controlCheck.ts); static data and scratch are not checked.
+ */
+export const GUARD_BYTES = 64 << 20;
+/** The largest device memory: 4 GiB less the guard (4032 MiB). */
+export const MAX_DEVICE_BYTES = MAX_WASM32_BYTES - GUARD_BYTES;
 export const HEAP_ALIGN = 128;
 
 const LINE = 128 / 4; // words per 128-byte line

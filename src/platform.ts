@@ -1,6 +1,8 @@
 // The few things that differ between Node and browsers: where files come from and how a
 // worker is started. Everything else in simt is the same code in both.
 
+import { watchWorkerLife } from './pool/workerLife.js';
+
 export const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 
 /** Where a page serves simt's run-time files; see `configureAssets` and docs/browser.md. */
@@ -79,8 +81,11 @@ export interface WorkerHandle {
   post(message: unknown): void;
   onMessage(fn: (m: unknown) => void): void;
   onError(fn: (e: Error) => void): void;
-  /** Called when the worker's thread ends, for whatever reason (Node; browsers do not say). */
-  onExit(fn: (code: number) => void): void;
+  /**
+   * Called when the worker's thread ends, for whatever reason (Node: its 'exit'), or — in
+   * browsers, which do not say — when its launch loop is gone (src/pool/workerLife.ts).
+   */
+  onExit(fn: (code: number, detail?: string) => void): void;
   terminate(): Promise<void>;
   /** Lets the process exit while the worker lives (Node); a no-op in browsers. */
   unref(): void;
@@ -131,22 +136,39 @@ export async function startWorker(name: string): Promise<WorkerHandle> {
     };
   }
   const w = new Worker(url, { type: 'module', name });
+  const exits: ((code: number, detail?: string) => void)[] = [];
+  const errors: ((e: Error) => void)[] = [];
+  // No 'exit' event in browsers: the worker holds a Web Lock for its life, and the host asks
+  // for it once the worker is ready — granted means gone (src/pool/workerLife.ts).
+  const locks = (globalThis as unknown as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  const lifeLock = locks ? `simt-${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}` : undefined;
+  const life = watchWorkerLife((code, detail) => { for (const f of exits) f(code, detail); }, () => {
+    if (lifeLock) void locks!.request(lifeLock, () => life.released());
+  });
+  w.addEventListener('message', (e) => life.message(e.data));
+  // A module worker whose script (or one of its imports) fails to load gets a plain Event
+  // with no message: say which script it was and the usual causes.
+  const failed = (e: Error): void => {
+    for (const f of errors) f(e);
+    life.error(e);
+  };
+  w.addEventListener('error', (e) => {
+    e.preventDefault();
+    failed(new Error((e as ErrorEvent).message ||
+      `the worker script ${url.href} failed to load or to start (missing file, wrong MIME type, ` +
+      'or served without Cross-Origin-Embedder-Policy; see docs/browser.md)'));
+  });
+  w.addEventListener('messageerror', () => failed(new Error(`worker ${name} could not deserialize a message`)));
+  let first = true;
   return {
     unref: () => undefined,
-    post: (m) => w.postMessage(m),
-    onMessage: (fn) => { w.addEventListener('message', (e) => fn(e.data)); },
-    // A module worker whose script (or one of its imports) fails to load gets a plain Event
-    // with no message: say which script it was and the usual causes.
-    onError: (fn) => {
-      w.addEventListener('error', (e) => {
-        e.preventDefault();
-        fn(new Error((e as ErrorEvent).message ||
-          `the worker script ${url.href} failed to load or to start (missing file, wrong MIME type, ` +
-          'or served without Cross-Origin-Embedder-Policy; see docs/browser.md)'));
-      });
-      w.addEventListener('messageerror', () => fn(new Error(`worker ${name} could not deserialize a message`)));
+    post: (m) => {
+      w.postMessage(first && lifeLock ? { ...(m as object), lifeLock } : m);
+      first = false;
     },
-    onExit: () => undefined,
+    onMessage: (fn) => { w.addEventListener('message', (e) => fn(e.data)); },
+    onError: (fn) => { errors.push(fn); },
+    onExit: (fn) => { exits.push(fn); },
     terminate: async () => { w.terminate(); },
   };
 }

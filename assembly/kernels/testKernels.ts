@@ -48,6 +48,11 @@ export function readAddress(addr: u32, out: usize): void {
   store<i32>(out, load<i32>(<usize>addr));
 }
 
+/** Writes `value` at the address `addr`: a wild pointer, for the bounds tests. */
+export function writeAddress(addr: u32, value: i32): void {
+  store<i32>(<usize>addr, value);
+}
+
 /** Spins for `iterations` per block (for timeout/abort tests); -1 spins forever. */
 export function spin(iterations: i32, out: usize): void {
   let x: i32 = 0;

@@ -19,6 +19,7 @@ export const writeIndices = defineKernel('writeIndices', { out: 'i32[]' });
 export const trapInBlock = defineKernel('trapInBlock', { counter: 'i32[]', badBlock: 'i32' });
 export const divide = defineKernel('divide', { a: 'i32[]', b: 'i32[]', out: 'i32[]', n: 'i32' });
 export const readAddress = defineKernel('readAddress', { addr: 'u32', out: 'i32[]' });
+export const writeAddress = defineKernel('writeAddress', { addr: 'u32', value: 'i32' });
 export const spin = defineKernel('spin', { iterations: 'i32', out: 'i32[]' });
 export const atomicProbe = defineKernel('atomicProbe', {
   op: 'i32', target: 'u8[]', operands: 'u8[]', operands2: 'u8[]', olds: 'u8[]', n: 'i32',
@@ -33,7 +34,7 @@ export const neighbourSum = defineKernel('neighbourSum', { input: 'i32[]', out: 
 export const orderProbe = defineKernel('orderProbe', { log: 'u32[]', n: 'i32' });
 
 export const builtinKernels = {
-  vecMax, vecMin, vecSum, countModules, emptyKernel, writeIndices, trapInBlock, divide, readAddress, spin,
+  vecMax, vecMin, vecSum, countModules, emptyKernel, writeIndices, trapInBlock, divide, readAddress, writeAddress, spin,
   atomicProbe, warpProbe, blockPredicateProbe, neighbourSum, orderProbe,
 };
 

@@ -2,7 +2,8 @@
 // launch at a time through the control page (layout.ts), waits for it, and restarts the
 // workers when a launch must be killed (timeout, or an abort of a kernel that never returns).
 
-import { CTL, Command } from '../layout.js';
+import { CONTROL_BYTES, CTL, Command } from '../layout.js';
+import { ControlPageCheck } from './controlCheck.js';
 import { startWorker, type WorkerHandle } from '../platform.js';
 import type { PoolModule, WorkerInit, WorkerReply } from './protocol.js';
 import { DeviceLostError } from '../errors.js';
@@ -62,10 +63,12 @@ export class WorkerPool {
   private genTag = 0n;
   /** Set by cancel(): the device is being destroyed, waits end at once. */
   private cancelled = false;
+  private readonly check: ControlPageCheck;
 
   private constructor(private cfg: PoolConfig) {
     this.i32 = new Int32Array(cfg.memory.buffer);
     this.i64 = new BigInt64Array(cfg.memory.buffer, 0, CTL.CLAIM_BYTE / 8 + 1);
+    this.check = new ControlPageCheck(this.i32, this.i64, cfg.workers);
   }
 
   static async start(cfg: PoolConfig): Promise<WorkerPool> {
@@ -95,9 +98,9 @@ export class WorkerPool {
           else reject(new Error(`worker ${k} failed to start: ${r.message}`));
         });
         h.onError((e) => { this.lastError.set(h, e); reject(e); });
-        h.onExit((code) => {
+        h.onExit((code, detail) => {
           reject(new Error(`worker ${k} exited (code ${code}) before it was ready`));
-          this.exited(h, k, code);
+          this.exited(h, k, code, detail);
         });
         const init: WorkerInit = {
           modules: this.cfg.modules,
@@ -119,10 +122,10 @@ export class WorkerPool {
   }
 
   /** A worker's thread ended: unless the pool ended it, the pool has lost it (wakes a waiting launch). */
-  private exited(h: WorkerHandle, k: number, code: number): void {
+  private exited(h: WorkerHandle, k: number, code: number, detail?: string): void {
     if (this.retiring.has(h) || this.handles[k] !== h) return;
     const e = this.lastError.get(h);
-    this.lost ??= { worker: k, detail: `exit code ${code}${e ? `: ${e.message}` : ''}` };
+    this.lost ??= { worker: k, detail: `exit code ${code}${detail ? `: ${detail}` : e ? `: ${e.message}` : ''}` };
     Atomics.add(this.i32, CTL.PROGRESS, 1);
     Atomics.notify(this.i32, CTL.PROGRESS);
   }
@@ -148,7 +151,16 @@ export class WorkerPool {
     this.genTag = BigInt.asIntN(64, BigInt(next >>> 0) << 32n);
     Atomics.store(this.i64, this.CLAIM, this.genTag);
     Atomics.store(i32, CTL.GEN, next); // even: published
+    this.check.record(next, this.genTag);
     Atomics.notify(i32, CTL.GEN);
+  }
+
+  /**
+   * After a launch: the first protocol word a kernel overwrote (a wild or wrapped address),
+   * or undefined. The caller restarts the workers when there is one.
+   */
+  controlPageProblem(): string | undefined {
+    return this.check.problem();
   }
 
   private closed(): boolean {
@@ -266,8 +278,9 @@ export class WorkerPool {
     const old = this.handles;
     this.handles = [];
     await this.retire(old);
-    // The killed workers may have left IN_FLIGHT raised: nobody is in flight now.
-    Atomics.store(this.i32, CTL.IN_FLIGHT, 0);
+    // Nobody runs now: start the new workers on a clean control page (the killed ones may
+    // have left IN_FLIGHT raised, a kernel may have written over it).
+    this.i32.fill(0, 0, CONTROL_BYTES / 4);
     try {
       await this.spawn();
     } catch (e) {

@@ -18,6 +18,8 @@ export interface WorkerInit {
   sharedLimit: number;
   /** How long a worker spins on the generation word before it sleeps (µs). */
   spinMicros: number;
+  /** Browsers: the Web Lock the worker holds for its life (the host learns of its end by it; workerLife.ts). */
+  lifeLock?: string;
 }
 
 export type WorkerReply = { type: 'ready'; workerIndex: number } | { type: 'fatal'; message: string };

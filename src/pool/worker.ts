@@ -18,5 +18,17 @@ if (isNode) {
   parentPort!.once('message', (init: WorkerInit) => start(init, (m) => parentPort!.postMessage(m)));
 } else {
   const scope = globalThis as unknown as { onmessage: ((e: MessageEvent) => void) | null; postMessage(m: unknown): void };
-  scope.onmessage = (e: MessageEvent) => { scope.onmessage = null; start(e.data as WorkerInit, (m) => scope.postMessage(m)); };
+  const locks = (globalThis as unknown as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  scope.onmessage = (e: MessageEvent) => {
+    scope.onmessage = null;
+    const init = e.data as WorkerInit;
+    const reply = (m: WorkerReply): void => scope.postMessage(m);
+    if (!init.lifeLock || !locks) { start(init, reply); return; }
+    // Hold the life lock until this thread ends (workerLife.ts), and start only once it is
+    // held: the host asks for it after 'ready', and must wait for our end, not get it first.
+    void locks.request(init.lifeLock, () => {
+      setTimeout(() => start(init, reply));
+      return new Promise<never>(() => undefined);
+    });
+  };
 }

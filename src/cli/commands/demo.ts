@@ -4,6 +4,7 @@ import type { Command } from '../command.js';
 import { choiceOption, intOption, seedOption, UsageError, workersOption } from '../args.js';
 import { opt } from '../options.js';
 import { createDevice } from '../../device.js';
+import { MAX_DEVICE_BYTES } from '../../layout.js';
 import { deviceMax, deviceSum } from '../../ops/reduce.js';
 import { countModules } from '../../ops/countModules.js';
 import { randomF32, moduleIdsForBench } from '../../data/synthetic.js';
@@ -25,11 +26,11 @@ export const demo: Command = {
   details: 'Prints each result beside its reference and the throughput; exit status 1 when a result differs.',
   async run(args, io) {
     // Sizes are checked before any generation: the device holds n f32 and the digis' ids,
-    // module starts and cluster ids (6 bytes each) in at most 4 GiB.
+    // module starts and cluster ids (6 bytes each) in the largest device, with 64 MiB to spare.
     const n = intOption(args.options, 'n', 16_000_000, { min: 1, max: 2 ** 29 });
     const digis = intOption(args.options, 'digis', 5_000_000, { min: 1, max: 2 ** 28 });
-    if (n * 4 + digis * 6 + (64 << 20) > 4 * 2 ** 30 - 65536) {
-      throw new UsageError(`--n ${n} and --digis ${digis} need ${Math.ceil((n * 4 + digis * 6) / 2 ** 20)} MiB of device memory; at most 4 GiB minus 64 MiB`);
+    if (n * 4 + digis * 6 + (64 << 20) > MAX_DEVICE_BYTES) {
+      throw new UsageError(`--n ${n} and --digis ${digis} need ${Math.ceil((n * 4 + digis * 6) / 2 ** 20)} MiB of device memory; at most ${MAX_DEVICE_BYTES / 2 ** 20 - 64} MiB`);
     }
     const seed = seedOption(args.options, 'seed') ?? 1;
     const workers = workersOption(args.options);

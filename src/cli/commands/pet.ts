@@ -7,6 +7,7 @@ import { choiceOption, inputOption, intOption, numberOption, seedOption, stringO
 import { opt } from '../options.js';
 import { progressBar, progressEnabled } from '../progress.js';
 import { createDevice } from '../../device.js';
+import { MAX_DEVICE_BYTES } from '../../layout.js';
 import { writeNpy, type NpyData } from '../../io/npy.js';
 import { InputFileError, OutputFileError, OutputSet, inputFileSize, readInputFile, readJsonFile, readNpyFile } from '../files.js';
 import { DEFAULT_GEOMETRY, type PetGeometry } from '../../jobs/pet/geometry.js';
@@ -34,7 +35,6 @@ function readTable(path: string, kind: 'u1' | 'f4'): Uint8Array | Float32Array {
   return f;
 }
 
-const MAX_DEVICE_BYTES = 4 * 2 ** 30 - 65536;
 const OUTPUT_NAMES = [
   'singles_crystal.npy', 'singles_energy.npy', 'singles_time.npy', 'sorted_crystal.npy', 'sorted_energy.npy', 'sorted_time.npy',
   'pairs_index.npy', 'pairs_crystal.npy', 'pairs_energy.npy', 'pairs_time.npy',
@@ -110,7 +110,7 @@ export const pet: Command = {
     } else {
       const size = inputFileSize(input);
       if (Math.floor(size / FRAME_BYTES) > maxFrames) {
-        throw new InputFileError(input, `${Math.floor(size / FRAME_BYTES)} frames do not fit a 4 GiB device (at most ${maxFrames} with this geometry)`);
+        throw new InputFileError(input, `${Math.floor(size / FRAME_BYTES)} frames do not fit the largest device, ${MAX_DEVICE_BYTES / 2 ** 20} MiB (at most ${maxFrames} with this geometry)`);
       }
       frames = readInputFile(input);
       tables = { positionTable: new Uint8Array(0), energyTable: new Float32Array(0) };

@@ -6,13 +6,17 @@ import { choiceOption, inputOption, intOption, seedOption, stringOption, UsageEr
 import { opt } from '../options.js';
 import { createDevice } from '../../device.js';
 import { writeNpy } from '../../io/npy.js';
-import { soaLayout } from '../../jobs/pixel/soa.js';
+import { unpackSoa } from '../../jobs/pixel/soa.js';
+import { decodePixelStoreFile, encodePixelStoreFile, hasStoreTrailer } from '../../jobs/pixel/storeFile.js';
+import { checkPixelDigis } from '../../jobs/pixel/checkDigis.js';
+import { MAX_DEVICE_BYTES } from '../../layout.js';
 import { pixelClustering } from '../../jobs/pixel/run.js';
 import { progressBar, progressEnabled } from '../progress.js';
 import { OutputSet, readInputFile } from '../files.js';
 import { generateDigis, MAX_GENERATED_DIGIS } from '../pixelDigis.js';
 
-const MAX_MIB = 4096;
+/** The largest device (layout.ts: 4 GiB less the guard). */
+const MAX_MIB = MAX_DEVICE_BYTES / 2 ** 20;
 const OUTPUTS = ['clusterId.npy', 'moduleInd.npy', 'nClustersInModule.npy', 'moduleId.npy', 'moduleStart.npy', 'store.bin'];
 
 export const pixelCommand: Command = {
@@ -22,8 +26,8 @@ export const pixelCommand: Command = {
     '[--no-charge-cut] [--backend wasm|serial] [--workers N] [--schedule-seed S] [--json] [--quiet]',
   options: [
     opt.input('FILE', 'a SiPixelDigisCUDASOAView store dump'),
-    { name: 'max-fed-words', value: 'M', default: 'file size / 20', description: 'the store\'s capacity in digis' },
-    { name: 'n', value: 'N', default: 'M', description: 'digis of the store to cluster' },
+    { name: 'max-fed-words', value: 'M', default: 'the store file\'s trailer', description: 'the store\'s capacity in digis (a raw dump: give it or --n)' },
+    { name: 'n', value: 'N', default: 'the store file\'s trailer, or M', description: 'digis of the store to cluster (a raw dump: give it or --max-fed-words)' },
     { name: 'generate', value: 'N', description: `cluster exactly N generated digis instead of a file (at most ${MAX_GENERATED_DIGIS})` },
     opt.seed(),
     { name: 'out', short: 'o', value: 'DIR', deprecated: ['out-dir'], description: `write ${OUTPUTS.join(', ')} into DIR` },
@@ -53,22 +57,29 @@ export const pixelCommand: Command = {
     let digis: Parameters<typeof pixelClustering>[1];
     let source: string;
     let n: number;
+    let maxFedWords: number;
     if (generate) {
       const want = intOption(args.options, 'generate', 0, { min: 1, max: MAX_GENERATED_DIGIS });
       const seed = seedOption(args.options, 'seed') ?? 1;
       const ev = generateDigis(want, seed);
       digis = ev;
       n = ev.n;
+      maxFedWords = ev.n;
       source = `generated (${ev.n} digis, seed=${seed})`;
     } else {
       const maxWords = args.options['max-fed-words'] === undefined ? undefined : intOption(args.options, 'max-fed-words', 0, { min: 0, max: 2 ** 26 });
-      const bytes = readInputFile(path!, { bytes: (MAX_MIB << 20) / 2, why: `a store of more than ${MAX_MIB / 2} MiB does not fit the device` });
-      const max = maxWords ?? bytes.length / 20;
-      if (!Number.isInteger(max) || soaLayout(max).totalBytes !== bytes.length) {
-        throw new UsageError(`${path}: ${bytes.length} bytes is not a store for --max-fed-words ${max} (needs 20 × roundFor128ByteAlignment(M) bytes)`);
+      const nWords = args.options.n === undefined ? undefined : intOption(args.options, 'n', 0, { min: 0, max: 2 ** 26 });
+      const file = readInputFile(path!, { bytes: MAX_MIB * 2 ** 19, why: `a store of more than ${MAX_MIB / 2} MiB does not fit the device` });
+      // The store simt writes says its digi count; a raw dump's size includes alignment padding.
+      if (!hasStoreTrailer(file) && maxWords === undefined && nWords === undefined) {
+        throw new UsageError(`${path} is a raw store dump, which does not say how many digis it holds: give --n N (or --max-fed-words M when all M words are digis)`);
       }
-      n = intOption(args.options, 'n', max, { min: 0, max });
-      digis = { bytes, maxFedWords: max, n };
+      const store = decodePixelStoreFile(file, { maxFedWords: maxWords, n: nWords }, path!);
+      // Ids and coordinates index the kernels' arrays unchecked: the first bad digi is named here.
+      checkPixelDigis(unpackSoa(store.bytes, store.maxFedWords, store.n), store.n, path!);
+      n = store.n;
+      maxFedWords = store.maxFedWords;
+      digis = { bytes: store.bytes, maxFedWords, n };
       source = path!;
     }
     const dev = await createDevice({ backend, workers, seed: deviceSeed, memoryBytes: Math.min(MAX_MIB, Math.max(256, Math.ceil((n * 24 + (64 << 20)) / 2 ** 20))) * 2 ** 20 });
@@ -77,7 +88,7 @@ export const pixelCommand: Command = {
       const r = await pixelClustering(dev, digis, { chargeCut: !args.options['no-charge-cut'] });
       progress.step('write');
       if (dir) {
-        const contents = [writeNpy(r.clusterId), writeNpy(r.id), writeNpy(r.nClustersInModule), writeNpy(r.moduleId), writeNpy(r.moduleStarts), r.storeBytes];
+        const contents = [writeNpy(r.clusterId), writeNpy(r.id), writeNpy(r.nClustersInModule), writeNpy(r.moduleId), writeNpy(r.moduleStarts), encodePixelStoreFile(r.storeBytes, n, maxFedWords)];
         OUTPUTS.forEach((name, k) => outputs.put(join(dir, name), contents[k]!));
         outputs.commit();
       }

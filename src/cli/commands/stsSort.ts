@@ -3,13 +3,15 @@ import type { Command } from '../command.js';
 import { choiceOption, inputOption, intOption, seedOption, stringOption, UsageError, workersOption } from '../args.js';
 import { opt } from '../options.js';
 import { createDevice } from '../../device.js';
+import { MAX_DEVICE_BYTES } from '../../layout.js';
 import { writeNpy } from '../../io/npy.js';
 import { stsDigisForBench, MAX_BENCH_STS_CHANNELS } from '../../data/synthetic.js';
 import { stsSort, STS_SORT_METHODS, type StsSortMethod } from '../../jobs/sts/run.js';
 import { progressBar, progressEnabled } from '../progress.js';
 import { InputFileError, OutputSet, readInputFile, readNpyFile } from '../files.js';
 
-const MAX_MIB = 4096;
+/** The largest device (layout.ts: 4 GiB less the guard). */
+const MAX_MIB = MAX_DEVICE_BYTES / 2 ** 20;
 const RESERVE = 64 << 20;
 /** Device bytes a sort of n digis over `channels` channels needs (the command sizes its device by it). */
 const deviceBytes = (n: number, channels: number): number => n * 40 + channels * 64 + RESERVE;

@@ -1,3 +1,5 @@
+import { SimtError } from '../../errors.js';
+
 /** Phase-1 CMS pixel constants used by countModules / findClus / clusterChargeCut. */
 
 /** invalidModuleId = std::numeric_limits<uint16_t>::max() - 1. */
@@ -21,9 +23,5 @@ export const NUM_COLS_IN_MODULE = 416;
 export const CHARGE_THRESHOLD_LAYER1 = 2000;
 export const CHARGE_THRESHOLD_OTHER = 4000;
 
-export class PixelInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PixelInputError';
-  }
-}
+/** Pixel input that the kernels cannot run on (a data error: the CLI exits 1 with one line). */
+export class PixelInputError extends SimtError {}
