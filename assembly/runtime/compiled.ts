@@ -14,7 +14,7 @@ import * as atomics from "./atomics";
 
 // --- trap details (per worker instance) -----------------------------------------------------
 
-let trapKind: i32 = 0;      // 0 none, 1 index out of bounds, 2 divergent barrier
+let trapKind: i32 = 0;      // 0 none, 1 index out of bounds, 2 divergent barrier, 3 divergent warp operation
 let trapArray: i32 = 0;     // array id (module metadata) or the site of the divergent construct
 let trapIndex: i64 = 0;
 let trapLength: i32 = 0;
@@ -184,6 +184,29 @@ export function __uniform(slot: i32, exitSlot: i32, site: i32): bool {
     else if (c != seen) divergent(site, t);
   }
   return seen == 1;
+}
+
+/** Thread t's predicate of a warp-uniform `if` (a byte per thread, stored by the region before it). */
+// @ts-ignore: decorator
+@inline export function __pred(slot: i32, t: i32): bool { return load<u8>(registers(slot) + <usize>t) != 0; }
+
+/**
+ * The condition of an `if` holding warp operations must be the same for every live lane of a
+ * warp (CUDA: the lanes a warp operation names must reach it): a warp whose lanes disagree
+ * traps as a divergent warp operation, naming the `if`'s site and the first disagreeing lane.
+ */
+export function __warpUniform(slot: i32, exitSlot: i32, site: i32): void {
+  const p = registers(slot);
+  for (let w = 0; w < blockThreads; w += 32) {
+    const end = min(w + 32, blockThreads);
+    let seen = -1;
+    for (let t = w; t < end; t++) {
+      if (exitSlot >= 0 && __exited(exitSlot, t)) continue;
+      const c = <i32>(load<u8>(p + <usize>t) != 0);
+      if (seen < 0) seen = c;
+      else if (c != seen) { trapKind = 3; trapArray = 0; trapSite = site; trapThread = t; unreachable(); }
+    }
+  }
 }
 
 // --- block predicates ---------------------------------------------------------------------------

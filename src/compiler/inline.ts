@@ -92,7 +92,12 @@ export function inlineCollectiveCalls(as: AssemblyScript, files: { path: string;
         if (typeof form === 'string') { problems.push({ node: calls[0]!, file: k.file, message: form }); return; }
         const f = byName.get(form.call.expression.text as string)!;
         const body = inlineBody(as, k, f, form, ++copy, hoisted, problems);
-        if (body !== undefined) (edits.get(k.file) ?? edits.set(k.file, []).get(k.file)!).push({ start: s.range.start, end: s.range.end, text: body });
+        // The statement's own `;` goes too: `if (c) v = f(v); else …` must stay one if.
+        const text = s.range.source.text as string;
+        let end = s.range.end;
+        while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
+        if (text[end] !== ';') end = s.range.end; else end++;
+        if (body !== undefined) (edits.get(k.file) ?? edits.set(k.file, []).get(k.file)!).push({ start: s.range.start, end, text: body });
         return;
       }
       for (const c of nested(s)) visit(c);

@@ -172,6 +172,9 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
       const array = info.arrays[ex.__trapArray!()] ?? '?';
       return `index ${ex.__trapIndex!()} is out of bounds of '${array.slice(array.indexOf('.') + 1)}' (length ${ex.__trapLength!()}) in ${thread}${at}`;
     }
+    if (kind === 3) {
+      return `divergent warp operation: the ${site?.what ?? 'condition'}${at} differs between the lanes of warp ${Math.floor(t / 32)} (first seen in ${thread}); CUDA requires every lane a warp operation names to reach it`;
+    }
     return `divergent barrier: the ${site?.what ?? 'condition'}${at} differs between the threads of the block (first seen in ${thread}); CUDA requires every thread of a block to reach the same barriers`;
   }
 

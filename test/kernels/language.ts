@@ -265,3 +265,39 @@ export function deviceBarriers(a: i32[], out: i32[], n: i32): void {
   s2 = blockSum(v * 2 + 1);
   storeScaled(out, g, s + s2);
 }
+
+/** All lanes get the warp's sum (butterfly). */
+function warpAllSum(v: i32): i32 {
+  for (let m = 16; m > 0; m /= 2) v += __shfl_xor_sync(0xffffffff, v, m);
+  return v;
+}
+
+/**
+ * Warp operations under conditions that differ between warps but not within one (CUDA's block
+ * reduce: the first warp sums the partials), with an else branch, and a second such if.
+ */
+export function warpUniformIf(a: i32[], out: i32[], n: i32): void {
+  const partial = __shared__<i32>(32);
+  const t = threadIdx.x;
+  const lane = t & 31;
+  const warp = t >> 5;
+  const g = blockIdx.x * blockDim.x + t;
+  let v: i32 = g < n ? a[g] : 0;
+  v = warpAllSum(v);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  v = lane < (blockDim.x >> 5) ? partial[lane] : 0;
+  if (warp == 0) v = warpAllSum(v);
+  else v = -1;
+  if (warp == 1) {
+    v = __shfl_xor_sync(0xffffffff, g, 1);
+  }
+  out[g] = v;
+}
+
+/** A warp operation under a condition that differs inside a warp: a divergent warp operation. */
+export function warpDivergentIf(out: i32[]): void {
+  let v: i32 = threadIdx.x;
+  if (threadIdx.x < 5) v = __shfl_xor_sync(0xffffffff, v, 1);
+  out[threadIdx.x] = v;
+}
