@@ -8,7 +8,7 @@ import { testDevice, rng } from './helpers.js';
 
 let mod: KernelModule;
 beforeAll(async () => {
-  mod = await compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules'].map((k) => `examples/kernels/${k}.ts`));
+  mod = await compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules', 'blockScan'].map((k) => `examples/kernels/${k}.ts`));
 });
 
 for (const backend of ['wasm', 'serial'] as const) {
@@ -40,6 +40,19 @@ for (const backend of ['wasm', 'serial'] as const) {
         await dev.launch(mod.kernels.vecMax!, { grid, block, sharedBytes: 4 * block }, [A, B, n]);
         const got = (await B.read()).reduce((x, y) => Math.max(x, y), -Infinity);
         expect(got).toBe(a.subarray(0, n).reduce((x, y) => Math.max(x, y), -Infinity));
+      });
+    }
+
+    for (const [n, block] of [[0, 32], [1, 32], [70, 32], [1000, 256], [3000, 1024], [100, 64]] as const) {
+      it(`blockScan (seed 001): n=${n}, block=${block}`, async () => {
+        const r = rng(n + 5);
+        const c = Uint32Array.from({ length: Math.max(n, 1) }, () => Math.floor(r() * 5));
+        const C = await dev.upload('u32', c);
+        const O = dev.alloc('u32', Math.max(n, 1)); await O.fill(7);
+        await dev.launch(mod.kernels.blockScan!, { grid: Math.max(1, Math.ceil(n / block)), block }, [C, O, n]);
+        const ref = Uint32Array.from({ length: Math.max(n, 1) }, () => 7);
+        for (let g = 0, acc = 0; g < n; g++) { if (g % block === 0) acc = 0; acc += c[g]!; ref[g] = acc; }
+        expect(Array.from(await O.read())).toEqual(Array.from(ref));
       });
     }
 

@@ -4,7 +4,7 @@
 // outcomes of a racy kernel and replay reproduces them bit for bit.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileKernelFiles } from '../src/compiler/index.js';
+import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import { type KernelModule, KernelModuleError, makeKernelModule } from '../src/kernelModule.js';
 import { KernelArgumentError, KernelError, SharedMemoryLimitError } from '../src/errors.js';
 import * as simt from '../src/index.js';
@@ -291,5 +291,33 @@ describe('defineJob', () => {
     expect(defineJob(j)).toBe(j);
     expect(j.modules).toEqual([racy]);
     expect(j.inputs()).toEqual({ data: bytes });
+  });
+});
+
+describe('seed 001 block scan (device functions with barriers, inlined): races at the device function\'s lines', () => {
+  const FILE = 'examples/kernels/blockScan.ts';
+  const counts = Array.from({ length: 96 }, (_, i) => (i * 7) % 5);
+  const scanJob = (mod: Awaited<ReturnType<typeof compileKernelFiles>>, name: string): ReturnType<typeof defineJob> => defineJob({
+    name, module: mod,
+    buffers: { counts: { dtype: 'u32', data: counts }, out: { dtype: 'u32', length: counts.length } },
+    launches: [{ kernel: 'blockScan', grid: 1, block: 96, args: { counts: 'counts', out: 'out', n: counts.length } }],
+    outputs: ['out'],
+  });
+
+  it('with __syncwarp: no report, and the inclusive scan', async () => {
+    const mod = await compileKernelFiles([FILE]);
+    const r = await racecheck(scanJob(mod, 'blockScan'), undefined, { session });
+    expect(r.reports).toEqual([]); // (its outputs are checked on every backend in examples-kernels.test.ts)
+  });
+
+  it('without __syncwarp (the seed as written): a warp-synchronous hazard inside intraWarpScan, at its own lines', async () => {
+    const source = readFileSync(FILE, 'utf8').split('\n').filter((l) => l.trim() !== '__syncwarp();').join('\n');
+    const mod = await compileKernels([{ path: FILE, source }], { cacheDir: false });
+    const r = await racecheck(scanJob(mod, 'blockScanLockstep'), undefined, { session });
+    const h = races(r);
+    expect(h.length).toBeGreaterThan(0);
+    const lines = new Set(h.flatMap((x) => [x.first!.location, x.second!.location]).map((l) => Number(l!.split(':')[1])));
+    const inWarpScan = [lineOf(FILE, 'const before = scanTile[index - offset];'), lineOf(FILE, 'scanTile[index] += before;')];
+    expect([...lines].some((l) => inWarpScan.includes(l)), [...lines].join(',')).toBe(true);
   });
 });

@@ -20,7 +20,7 @@
 
 import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
-import { collectiveFunctions, inlineCollectiveCalls, type InlineFunction } from './inline.js';
+import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
 import {
   ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
   SHARED_DECLS, TYPED_ARRAY_NAMES, WARP_SHUFFLES, WARP_VOTES, isCollective, isLanguageName,
@@ -77,7 +77,8 @@ export interface FrontEndOptions {
 /** Register slots of the runtime (assembly/runtime/scratch.ts REGISTER_SLOTS). */
 export const CONTEXT_SLOTS = 32;
 
-interface SourceFile { path: string; text: string }
+/** A kernel source; `origins` map stretches of a rewritten one (inlined device functions) back to their lines. */
+interface SourceFile { path: string; text: string; origins?: Origin[] }
 
 /** One declared variable of a function (a `let`/`const`, a parameter). */
 interface Decl {
@@ -151,14 +152,21 @@ class FrontEnd {
   constructor(private readonly as: AssemblyScript, private readonly options: FrontEndOptions) {}
 
   error(node: AstNode | null, file: string, message: string): void {
-    const lc = node ? lineCol(node) : { line: 1, column: 1 };
-    this.diags.push({ file, line: lc.line, column: lc.column, message });
+    const w = node ? this.where(node, file) : { file, line: 1, column: 1 };
+    this.diags.push({ ...w, message });
   }
 
   site(node: AstNode, file: string, what: string): number {
-    const lc = lineCol(node);
-    this.sites.push({ file, line: lc.line, column: lc.column, what });
+    this.sites.push({ ...this.where(node, file), what });
     return this.sites.length - 1;
+  }
+
+  /** A node's file:line:column in the user's sources (through the origins of inlined code). */
+  where(node: AstNode, file: string): { file: string; line: number; column: number } {
+    const o = originOf(this.files.find((f) => f.path === file)?.origins, node.range.start);
+    if (o) return { file: o.file, line: o.line, column: o.column };
+    const lc = lineCol(node);
+    return { file, line: lc.line, column: lc.column };
   }
 
   addFile(f: SourceFile): void {

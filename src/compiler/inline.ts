@@ -8,10 +8,11 @@
 // its end. Each inlined copy's locals get fresh names; array parameters become the caller's
 // arrays; a __shared__ array of f is one allocation per block for every call, as in CUDA
 // (hoisted to the kernel's top). The copy is printed on the call's line, so the kernel's line
-// numbers stay as written; a site inside an inlined body is reported at its call's line.
+// numbers stay as written, and each inlined statement carries its origin (file:line:column in
+// the device function), so sites and diagnostics inside it name the device function's lines.
 // Calls nested in inlined bodies are inlined in the next round.
 
-import { NK, operatorOf, textOf, walk, type AstNode, type AssemblyScript } from './ast.js';
+import { NK, lineCol, operatorOf, textOf, walk, type AstNode, type AssemblyScript } from './ast.js';
 import { isCollective, SHARED_DECLS } from './language.js';
 
 /** What the inliner needs of the front end's view of one function. */
@@ -30,8 +31,41 @@ export interface InlineFunction {
 
 export interface InlineProblem { node: AstNode; file: string; message: string }
 
+/**
+ * Where a stretch of a rewritten source came from: an inlined statement of a device function
+ * (its file, line and column). Offsets are into the rewritten text; segments nest, the
+ * innermost wins (a statement inlined in a later round lies inside the one it replaced).
+ */
+export interface Origin { start: number; end: number; file: string; line: number; column: number }
+
+export interface InlineSource { path: string; text: string; origins?: Origin[] }
+
 /** Rewritten sources, or problems, or undefined when no kernel calls such a function. */
-export type InlineResult = { files: { path: string; text: string }[] } | { problems: InlineProblem[] } | undefined;
+export type InlineResult = { files: InlineSource[] } | { problems: InlineProblem[] } | undefined;
+
+/** The source location of an offset of a rewritten file: its innermost origin, if any. */
+export function originOf(origins: readonly Origin[] | undefined, offset: number): Origin | undefined {
+  let best: Origin | undefined;
+  for (const o of origins ?? []) if (o.start <= offset && offset < o.end && (!best || o.end - o.start < best.end - best.start)) best = o;
+  return best;
+}
+
+interface Edit { start: number; end: number; text: string; origins: Origin[] }
+
+/** Applies edits (non-overlapping) to a text and its origins; new origins are relative to their edit's text. */
+function applyEdits(src: InlineSource, edits: Edit[]): InlineSource {
+  let text = src.text;
+  let origins = (src.origins ?? []).map((o) => ({ ...o }));
+  for (const e of [...edits].sort((a, b) => b.start - a.start)) {
+    const delta = e.text.length - (e.end - e.start);
+    text = text.slice(0, e.start) + e.text + text.slice(e.end);
+    for (const o of origins) {
+      if (o.start >= e.end) { o.start += delta; o.end += delta; } else if (o.start <= e.start && o.end >= e.end) o.end += delta;
+    }
+    origins = origins.concat(e.origins.map((o) => ({ ...o, start: o.start + e.start, end: o.end + e.start })));
+  }
+  return { path: src.path, text, origins };
+}
 
 /** Does f (or a device function it calls) hold a barrier, a warp operation or a __shared__ array? */
 export function collectiveFunctions(functions: InlineFunction[]): Set<string> {
@@ -75,12 +109,12 @@ function nested(s: AstNode): AstNode[] {
   }
 }
 
-export function inlineCollectiveCalls(as: AssemblyScript, files: { path: string; text: string }[], functions: InlineFunction[]): InlineResult {
+export function inlineCollectiveCalls(as: AssemblyScript, files: InlineSource[], functions: InlineFunction[]): InlineResult {
   const targets = collectiveFunctions(functions);
   if (targets.size === 0) return undefined;
   const byName = new Map(functions.map((f) => [f.name, f]));
   const problems: InlineProblem[] = [];
-  const edits = new Map<string, { start: number; end: number; text: string }[]>();
+  const edits = new Map<string, Edit[]>();
   let copy = 0;
   for (const k of functions.filter((f) => f.exported)) {
     const hoisted = new Map<string, string>(); // shared array's new name → its declaration
@@ -97,7 +131,7 @@ export function inlineCollectiveCalls(as: AssemblyScript, files: { path: string;
         let end = s.range.end;
         while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
         if (text[end] !== ';') end = s.range.end; else end++;
-        if (body !== undefined) (edits.get(k.file) ?? edits.set(k.file, []).get(k.file)!).push({ start: s.range.start, end, text: body });
+        if (body !== undefined) (edits.get(k.file) ?? edits.set(k.file, []).get(k.file)!).push({ start: s.range.start, end, text: body.text, origins: body.origins });
         return;
       }
       for (const c of nested(s)) visit(c);
@@ -105,18 +139,12 @@ export function inlineCollectiveCalls(as: AssemblyScript, files: { path: string;
     for (const s of (k.node.body.statements as AstNode[])) visit(s);
     if (hoisted.size) {
       const at = (k.node.body as AstNode).range.start + 1; // after the body's `{`
-      (edits.get(k.file) ?? edits.set(k.file, []).get(k.file)!).push({ start: at, end: at, text: ' ' + [...hoisted.values()].join(' ') });
+      (edits.get(k.file) ?? edits.set(k.file, []).get(k.file)!).push({ start: at, end: at, text: ' ' + [...hoisted.values()].join(' '), origins: [] });
     }
   }
   if (problems.length) return { problems };
   if (edits.size === 0) return undefined;
-  return {
-    files: files.map((f) => {
-      let text = f.text;
-      for (const e of (edits.get(f.path) ?? []).sort((a, b) => b.start - a.start)) text = text.slice(0, e.start) + e.text + text.slice(e.end);
-      return { path: f.path, text };
-    }),
-  };
+  return { files: files.map((f) => applyEdits(f, edits.get(f.path) ?? [])) };
 }
 
 type Form = { call: AstNode; kind: 'bare' } | { call: AstNode; kind: 'assign'; target: string } | { call: AstNode; kind: 'declare'; keyword: string; name: string; type: string | null };
@@ -139,7 +167,7 @@ function statementForm(s: AstNode, calls: AstNode[]): Form | string {
 }
 
 /** f's body for one call, on one line, with its result stored as the form says. */
-function inlineBody(as: AssemblyScript, k: InlineFunction, f: InlineFunction, form: Form, n: number, hoisted: Map<string, string>, problems: InlineProblem[]): string | undefined {
+function inlineBody(as: AssemblyScript, k: InlineFunction, f: InlineFunction, form: Form, n: number, hoisted: Map<string, string>, problems: InlineProblem[]): { text: string; origins: Origin[] } | undefined {
   const args = form.call.args as AstNode[];
   if (args.length !== f.params.length) { problems.push({ node: form.call, file: k.file, message: `'${f.name}' takes ${f.params.length} arguments, got ${args.length}` }); return undefined; }
   const rename = new Map<object, string>();
@@ -168,19 +196,26 @@ function inlineBody(as: AssemblyScript, k: InlineFunction, f: InlineFunction, fo
   }
   const Printer = printerClass(as);
   const pr = new Printer(f, rename, form, hoisted);
-  const parts: string[] = [...prologue];
-  for (const s of stmts) {
-    pr.sb = [];
-    pr.visitNodeAndTerminate(s);
-    parts.push(pr.finish().replace(/\s*\n\s*/g, ' ').trim());
-  }
-  const inner = `{ ${parts.filter((p) => p && p !== ';').join(' ')} }`;
+  // Each statement of f keeps its own origin (file:line:column) for sites and diagnostics.
+  let text = '';
   if (form.kind === 'declare') {
     const type = form.type ?? (f.returnType !== 'void' ? f.returnType : null);
     if (!type) { problems.push({ node: form.call, file: k.file, message: `'${f.name}' returns no value` }); return undefined; }
-    return `let ${form.name}: ${type} = <${type}>0; ${inner}`;
+    text = `let ${form.name}: ${type} = <${type}>0; `;
   }
-  return inner;
+  text += `{ ${prologue.join(' ')} `;
+  const origins: Origin[] = [];
+  for (const s of stmts) {
+    pr.sb = [];
+    pr.visitNodeAndTerminate(s);
+    const piece = pr.finish().replace(/\s*\n\s*/g, ' ').trim();
+    if (!piece || piece === ';') continue;
+    const lc = lineCol(s);
+    origins.push({ start: text.length, end: text.length + piece.length, file: f.file, line: lc.line, column: lc.column });
+    text += piece + ' ';
+  }
+  text += '}';
+  return { text, origins };
 }
 
 interface Builder {
