@@ -18,7 +18,10 @@
 // line, which the next threads of the block must still find in L1: at 16..256 per thread native C
 // ran 2-9x slower than at 4 (16M elements, 2 threads). A worker takes chunks of consecutive
 // blocks, so it reads 4 contiguous runs of memory.
-import { compileKernelFiles } from '../src/compiler/index.js';
+import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { KernelModule } from '../src/kernelModule.js';
 import { createDevice, type Device, type DeviceOptions } from '../src/device.js';
 import type { Kernel } from '../src/kernel.js';
@@ -70,7 +73,7 @@ interface Env {
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** A record of `samples` (ms): the median, with min, max and the sample count as its spread. */
-function timings(name: Name, impl: string, n: number, samples: readonly number[], extra: Record<string, unknown>): BenchRecord {
+function timings(name: Name | 'compile', impl: string, n: number, samples: readonly number[], extra: Record<string, unknown>): BenchRecord {
   return record(name, impl, n, median(samples), { ...extra, msMin: Math.min(...samples), msMax: Math.max(...samples), samples: samples.length });
 }
 
@@ -305,10 +308,41 @@ async function countModulesGeneric(env: Env, n: number): Promise<void> {
   }, extra);
 }
 
+/**
+ * Compile time of one small kernel file (examples/kernels/vecMax.ts, both forms, no cache):
+ * `cold` in a fresh Node process (loading AssemblyScript and Binaryen included), `warm` the
+ * following compiles of changed sources in this process (the compiler already loaded; the
+ * first of them still warms V8 up on the compiler itself, so the records are its samples).
+ */
+async function compileTime(env: Env): Promise<void> {
+  await attempt(env, 'compile', async () => {
+    const file = 'examples/kernels/vecMax.ts';
+    const source = readFileSync(file, 'utf8');
+    const compiler = fileURLToPath(new URL('../src/compiler/index.js', import.meta.url));
+    const cold: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      const script = `const t = performance.now(); const { compileKernels } = await import(${JSON.stringify(compiler)});` +
+        `await compileKernels([{ path: 'vecMax.ts', source: ${JSON.stringify(source + `\n// cold ${k} ${Date.now()}`)} }], { cacheDir: false });` +
+        'console.log(performance.now() - t);';
+      cold.push(Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim()));
+    }
+    env.out.push(timings('compile', 'cold', 1, cold, { file }));
+    const warm: number[] = [];
+    for (let k = 0; k < 6; k++) {
+      const t = performance.now();
+      await compileKernels([{ path: 'vecMax.ts', source: source + `\n// warm ${k} ${Date.now()}` }], { cacheDir: false });
+      warm.push(performance.now() - t);
+    }
+    env.out.push(timings('compile', 'warm', 1, warm.slice(1), { file, first: warm[0] }));
+  });
+}
+
 export const suite: BenchSuite = {
   name: 'user-kernels',
   description: 'histogram 16M u8, transpose 2048², shuffleSum 16M f32, VecMax 64M f32, countModules 50M digis: ' +
-    'simt-compiled CUDA-style kernels vs the same code MCUDA-style in C (OpenMP) vs plain JS',
+    'simt-compiled CUDA-style kernels vs the same code MCUDA-style in C (OpenMP) vs plain JS; compile time',
+  quickDescription: 'histogram 4M u8, transpose 1024², shuffleSum 4M f32, VecMax 4M f32, countModules 5M digis: ' +
+    'simt-compiled CUDA-style kernels vs the same code MCUDA-style in C (OpenMP) vs plain JS; compile time',
   async run(ctx) {
     const q = ctx.quick;
     const sizes = {
@@ -318,7 +352,6 @@ export const suite: BenchSuite = {
       vecMaxGeneric: q ? 4 << 20 : 64 << 20,
       countModulesGeneric: q ? 5_000_000 : 50_000_000,
     };
-    if (q) ctx.log('user-kernels: --quick: smaller sizes (histogram 4M, transpose 1024², shuffleSum 4M, vecMax 4M, countModules 5M)');
     const simt = await openSimt(ctx, q ? 256 << 20 : 768 << 20);
     const native = buildNative();
     if (!native.ok) ctx.log(`user-kernels: native-c skipped: ${native.note}`);
@@ -329,6 +362,7 @@ export const suite: BenchSuite = {
       await shuffleSum(env, sizes.shuffleSum);
       await vecMaxGeneric(env, sizes.vecMaxGeneric);
       await countModulesGeneric(env, sizes.countModulesGeneric);
+      await compileTime(env);
     } finally {
       await simt?.dev.destroy();
     }
