@@ -66,6 +66,18 @@ export interface FrontEndResult {
   sites: Site[];
   /** Array names by id (for trap messages): `kernel.array`. */
   arrays: string[];
+  /** What the front end resolved, for the other back ends (src/compiler/wgsl.ts). */
+  analysis: FrontEndAnalysis;
+}
+
+/** The front end's scopes, constants and types, read by back ends that print their own language. */
+export interface FrontEndAnalysis {
+  /** Every function (kernels and device functions), in source order, with resolved scopes. */
+  functions: readonly FunctionInfo[];
+  moduleConst(name: string): { typeText: string | null; init: AstNode | null } | undefined;
+  constValue(e: AstNode | null): number | undefined;
+  valueType(fn: FunctionInfo, e: AstNode | null): string | null;
+  declType(fn: FunctionInfo, d: Decl): string | null;
 }
 
 export interface FrontEndOptions {
@@ -79,7 +91,7 @@ export const CONTEXT_SLOTS = 32;
 interface SourceFile { path: string; text: string }
 
 /** One declared variable of a function (a `let`/`const`, a parameter). */
-interface Decl {
+export interface Decl {
   id: number;
   name: string;
   outName: string;
@@ -94,7 +106,7 @@ interface Decl {
   regions: Set<number>;
 }
 
-interface ArrayInfo {
+export interface ArrayInfo {
   name: string;
   elem: DType;
   space: 'global' | 'shared';
@@ -105,7 +117,7 @@ interface ArrayInfo {
   dynamic: boolean;
 }
 
-interface FunctionInfo {
+export interface FunctionInfo {
   node: AstNode;
   name: string;
   exported: boolean;
@@ -380,6 +392,13 @@ class FrontEnd {
       kernels: this.kernels,
       sites: this.sites,
       arrays: this.arrays,
+      analysis: {
+        functions: this.functions,
+        moduleConst: (name) => this.moduleConst(name),
+        constValue: (e) => this.constValue(e),
+        valueType: (fn, e) => valueType(this, fn, e),
+        declType: (fn, d) => declType(this, fn, d),
+      },
     };
   }
 
