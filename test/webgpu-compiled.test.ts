@@ -174,6 +174,41 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
   });
 });
 
+describe('8- and 16-bit values on webgpu', () => {
+  const source = `import { threadIdx, blockIdx, blockDim } from "simt/kernel";
+export function narrow(src: i32[], b: u8[], s: i8[], h: u16[], k: i16[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    let x: u8 = <u8>src[i];
+    x += 200;
+    b[i] = x;
+    s[i] = <i8>(src[i] * 3);
+    h[i] = <u16>(src[i] * 1000);
+    k[i] = <i16>(src[i] * -700);
+    s[i] += 1;
+  }
+}
+export function widen(b: u8[], s: i8[], h: u16[], k: i16[], out: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = <i32>b[i] * 1000000 + <i32>s[i] * 10000 + <i32>h[i] + <i32>k[i];
+}
+`;
+  let mod: KernelModule;
+  beforeAll(async () => {
+    mod = await compileKernels([{ path: 'kernels/narrow.ts', source }]);
+    await wasm.load(mod); await gpu.load(mod);
+  });
+
+  it('writes of neighbouring bytes and halves of one word by different threads (compare-exchange), reads sign- and zero-extended', async () => {
+    const n = 1001;
+    const src = ints(n, 21, -100000, 100000);
+    const arrays = (): Arg[] => [{ dtype: 'u8', data: new Uint8Array(n) }, { dtype: 'i8', data: new Int8Array(n) }, { dtype: 'u16', data: new Uint16Array(n) }, { dtype: 'i16', data: new Int16Array(n) }];
+    const r = await same(() => mod, 'narrow', 16, 64, [{ dtype: 'i32', data: src }, ...arrays(), n]);
+    expect(r.webgpu[1]![3]).toBe((((src[3]! & 255) + 200) & 255));
+    await same(() => mod, 'widen', 16, 64, [...r.wasm.slice(1).map((d, k) => ({ dtype: (['u8', 'i8', 'u16', 'i16'] as const)[k]!, data: d })), { dtype: 'i32', data: new Int32Array(n) }, n]);
+  });
+});
+
 describe('traps on webgpu: the KernelError wasm throws', () => {
   it('an index past an array\'s end: same kernel, block, thread, array, index, length and site', async () => {
     const messages: string[] = [];
