@@ -14,6 +14,8 @@ import type { KernelModule } from '../src/kernelModule.js';
 import type { DType } from '../src/dtypes.js';
 import { KernelError, LaunchConfigError } from '../src/errors.js';
 import { rng } from './helpers.js';
+import { crossCheck, type Job } from '../src/crosscheck/index.js';
+import type { GpuDevice } from '../src/deviceApi.js';
 
 let gpu: WebGpuDevice;
 let wasm: Device;
@@ -286,5 +288,30 @@ export function factorials(out: i32[], n: i32): void {
     const other = await compileKernels([{ path: 'kernels/other.ts', source: source.replace('scale', 'scale2') }]);
     const a = await gpu.upload('f32', [1]);
     await expect(gpu.launch(other.kernels.scale2!, { grid: 1, block: 1 }, [a, 1] as never)).rejects.toThrow(/has not loaded: call device.load/);
+  });
+});
+
+describe('crossCheck on a compiled module', () => {
+  it('a job over a user kernel: loads the module on each device, exact outputs equal', async () => {
+    interface Inputs { data: Uint8Array; n: number }
+    const job: Job<Inputs> = {
+      name: 'histogram256', description: 'examples/kernels/histogram.ts', defaultSize: 10_000, edgeSizes: [0, 1],
+      generate: (n, seed) => { const r = rng(seed); return { n, data: Uint8Array.from({ length: Math.max(n, 1) }, () => Math.floor(r() * 256)) }; },
+      async run(device: GpuDevice, { data, n }) {
+        await device.load(examples);
+        const d = await device.upload('u8', data);
+        const bins = device.alloc('u32', 256); await bins.fill(0);
+        await device.launch(examples.kernels.histogram256!, { grid: 13, block: 96 }, [d, n, bins] as never);
+        const out = await bins.read();
+        d.free(); bins.free();
+        return { bins: out };
+      },
+      compare: () => ({ bins: { kind: 'exact' } }),
+    };
+    for (const n of [0, 1, 12_345]) {
+      const r = await crossCheck(job, job.generate(n, n + 3), { devices: { wasm, webgpu: gpu } });
+      expect(r.equal, JSON.stringify(r.outputs)).toBe(true);
+      expect(r.runs.map((x) => x.backend)).toEqual(['wasm', 'webgpu']);
+    }
   });
 });
