@@ -93,6 +93,7 @@ export async function createDevice(options: DeviceOptions = {}): Promise<Device 
     const gpuOptions: WebGpuDeviceOptions = { ...options.webgpu };
     if (options.memoryBytes !== undefined) gpuOptions.memoryBytes = options.memoryBytes;
     if (options.launchTimeoutMs !== undefined) gpuOptions.launchTimeoutMs = options.launchTimeoutMs;
+    if (options.modules !== undefined) gpuOptions.modules = options.modules;
     if (backend === 'webgpu') return createWebGpuDevice(gpuOptions);
     try {
       return await createWebGpuDevice(gpuOptions);

@@ -4,6 +4,7 @@
 import type { DType, ScalarOf, TypedArrayOf } from './dtypes.js';
 import type { Dim3, DimLike } from './dims.js';
 import type { Kernel, ParamSpec } from './kernel.js';
+import type { KernelModule } from './kernelModule.js';
 import type { LaunchArgsParam } from './launchTypes.js';
 import type { DeviceArray } from './memory/deviceArray.js';
 
@@ -70,6 +71,8 @@ export interface GpuDevice {
    * against the kernel's parameters (launchTypes.ts): by name or in order.
    */
   launch<P extends Record<string, ParamSpec>>(kernel: Kernel<P>, config: LaunchConfig, ...args: LaunchArgsParam<P>): Promise<LaunchStats>;
+  /** Makes a compiled kernel module's kernels launchable (wasm: its block form; webgpu: its generated WGSL). */
+  load(module: KernelModule): Promise<void>;
   synchronize(): Promise<void>;
   memoryInfo(): MemoryInfo;
   destroy(): Promise<void>;

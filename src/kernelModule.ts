@@ -21,6 +21,18 @@ export interface ModuleKernelMeta {
 
 export interface ModuleSite { file: string; line: number; column: number; what: string }
 
+/** A kernel's WGSL form (src/compiler/wgsl.ts): the compute shader, or the reasons it has none. */
+export interface ModuleWgslKernel {
+  /** The compute shader (entry point `main`); absent when the kernel has no WGSL form. */
+  source?: string;
+  /** Why the kernel has no WGSL form (file, line, column): it still runs on wasm and serial. */
+  diagnostics?: { file: string; line: number; column: number; message: string }[];
+  /** Element size in bytes of the `__extern_shared__` array (its length is sharedBytes / this). */
+  dynamicSharedElemBytes?: number;
+  /** The shader's trap sites, by the numbers its trap records carry. */
+  sites?: ModuleSite[];
+}
+
 export interface KernelModuleMeta {
   format: typeof MODULE_FORMAT;
   /** Content hash of the sources and options (the cache key). */
@@ -34,6 +46,8 @@ export interface KernelModuleMeta {
   arrays: string[];
   /** Compiler timings, ms. */
   compileMs?: number;
+  /** Each kernel's WGSL form, for the webgpu backend (modules built before it have none). */
+  wgsl?: Record<string, ModuleWgslKernel>;
 }
 
 /** The typed kernel handles of a module: `module.kernels.histogram` is a `Kernel` with its parameter spec. */

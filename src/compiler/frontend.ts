@@ -67,6 +67,18 @@ export interface FrontEndResult {
   sites: Site[];
   /** Array names by id (for trap messages): `kernel.array`. */
   arrays: string[];
+  /** What the front end resolved, for the other back ends (src/compiler/wgsl.ts). */
+  analysis: FrontEndAnalysis;
+}
+
+/** The front end's scopes, constants and types, read by back ends that print their own language. */
+export interface FrontEndAnalysis {
+  /** Every function (kernels and device functions), in source order, with resolved scopes. */
+  functions: readonly FunctionInfo[];
+  moduleConst(name: string): { typeText: string | null; init: AstNode | null } | undefined;
+  constValue(e: AstNode | null): number | undefined;
+  valueType(fn: FunctionInfo, e: AstNode | null): string | null;
+  declType(fn: FunctionInfo, d: Decl): string | null;
 }
 
 export interface FrontEndOptions {
@@ -81,7 +93,7 @@ export const CONTEXT_SLOTS = 32;
 interface SourceFile { path: string; text: string; origins?: Origin[] }
 
 /** One declared variable of a function (a `let`/`const`, a parameter). */
-interface Decl {
+export interface Decl {
   id: number;
   name: string;
   outName: string;
@@ -96,7 +108,7 @@ interface Decl {
   regions: Set<number>;
 }
 
-interface ArrayInfo {
+export interface ArrayInfo {
   name: string;
   elem: DType;
   space: 'global' | 'shared';
@@ -107,7 +119,7 @@ interface ArrayInfo {
   dynamic: boolean;
 }
 
-interface FunctionInfo {
+export interface FunctionInfo {
   node: AstNode;
   name: string;
   exported: boolean;
@@ -396,6 +408,13 @@ class FrontEnd {
       kernels: this.kernels,
       sites: this.sites,
       arrays: this.arrays,
+      analysis: {
+        functions: this.functions,
+        moduleConst: (name) => this.moduleConst(name),
+        constValue: (e) => this.constValue(e),
+        valueType: (fn, e) => valueType(this, fn, e),
+        declType: (fn, d) => declType(this, fn, d),
+      },
     };
   }
 

@@ -15,6 +15,7 @@ import type { ParamSpec } from '../kernel.js';
 import { checkNodeKinds, loadAssemblyScript } from './ast.js';
 import { ascCompile, asyncify, dataSegmentCount, RUNTIME_FILES } from './backend.js';
 import { CompileFailure, mapGeneratedLine, runFrontEnd } from './frontend.js';
+import { generateWgsl } from './wgsl.js';
 import type { Diagnostic } from './diagnostic.js';
 
 export type { Diagnostic } from './diagnostic.js';
@@ -51,7 +52,7 @@ export interface CompileOptions {
 }
 
 /** Bumped whenever the generated code changes (a changed runtime is caught by its fingerprint). */
-const COMPILER_VERSION = 'simt-compiler/3';
+const COMPILER_VERSION = 'simt-compiler/4';
 const memoryCache = new Map<string, Promise<KernelModule>>();
 
 /** Compiles kernel sources into one module. Rejects with KernelCompileError (file:line:column). */
@@ -116,7 +117,9 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
   const fineWasm = await asyncify(fine.binary);
   const meta: KernelModuleMeta = {
     format: MODULE_FORMAT, hash, sources: sources.map((s) => s.path), unchecked: !!options.unchecked,
-    kernels: fe.kernels, sites: fe.sites, arrays: fe.arrays, compileMs: Math.round(performance.now() - t0),
+    kernels: fe.kernels, sites: fe.sites, arrays: fe.arrays,
+    wgsl: generateWgsl(fe.analysis, fe.kernels, { unchecked: options.unchecked }),
+    compileMs: Math.round(performance.now() - t0),
   };
   const module = makeKernelModule(meta, block.binary, fineWasm);
   await writeDiskCache(module, options);

@@ -10,7 +10,7 @@ import type { WebGpuBuffer, WebGpuSupportedLimits } from './types.js';
 import { type DType, DTYPES, type ScalarOf, type TypedArrayOf, dtypeOfArray, viewOf } from '../dtypes.js';
 import { type Dim3, toDim3 } from '../dims.js';
 import {
-  BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelTimeoutError, LaunchAbortedError,
+  BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelError, KernelTimeoutError, LaunchAbortedError,
   LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError, SharedMemoryLimitError, UseAfterFreeError,
 } from '../errors.js';
 import type { Kernel, Param, ParamSpec } from '../kernel.js';
@@ -22,6 +22,8 @@ import { DeviceArrayBase } from '../memory/deviceArrayBase.js';
 import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpuContext } from './gpu.js';
 import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
 import { WebGpuRuntime } from './runtime.js';
+import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
+import { trapMessage, TRAP_RECORD_BYTES } from './trapRecord.js';
 
 export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
   /**
@@ -36,6 +38,8 @@ export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
   gpuTiming?: boolean;
   /** An already opened context to use (the device then owns and destroys it). */
   context?: WebGpuContext;
+  /** Compiled kernel modules (`compileKernels`, `simt build`) whose kernels run as their generated WGSL. */
+  modules?: readonly KernelModule[];
 }
 
 const DEFAULT_MEMORY_BYTES = 1 << 30;
@@ -54,7 +58,9 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
   const ctx = options.context ?? await openWebGpu(options);
   try {
     const runtime = await WebGpuRuntime.create(ctx);
-    return new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true);
+    const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true);
+    for (const m of options.modules ?? []) await dev.load(m);
+    return dev;
   } catch (e) {
     await ctx.destroy();
     throw e;
@@ -64,6 +70,8 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
 interface PreparedLaunch {
   kernel: Kernel; info: WgslKernelInfo; wgsl: string; grid: Dim3; block: Dim3; blocks: number; sharedBytes: number;
   timeoutMs: number; buffers: WebGpuBuffer[]; scalars: Uint32Array; signal: AbortSignal | undefined;
+  /** A kernel of a compiled module: its generated WGSL and where its traps point. */
+  generated?: { wgsl: ModuleWgslKernel; meta: KernelModuleMeta; constants: Record<string, number> };
 }
 
 export class WebGpuDevice implements GpuDevice {
@@ -88,6 +96,10 @@ export class WebGpuDevice implements GpuDevice {
   private readonly launchTimeoutMs: number;
   private readonly gpuTiming: boolean;
   private lostReason: string | undefined;
+  /** Loaded kernel modules by id. */
+  private readonly modules = new Map<string, KernelModuleMeta>();
+  /** The trap record generated kernels write (zero between launches). */
+  private trapBuffer: WebGpuBuffer | undefined;
 
   constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean) {
     this.context = ctx;
@@ -182,6 +194,18 @@ export class WebGpuDevice implements GpuDevice {
     if (!this.destroyed) await this.context.device.queue.onSubmittedWorkDone();
   }
 
+  /**
+   * Makes a compiled module's kernels launchable here: each runs as the WGSL the compiler
+   * generated for it (`meta.wgsl`); a kernel without one fails its launch naming the reason.
+   * Loading the same module twice is a no-op.
+   */
+  async load(module: KernelModule): Promise<void> {
+    this.checkAlive();
+    const meta = (module as KernelModule | undefined)?.meta;
+    if (meta?.format !== MODULE_FORMAT) throw new KernelModuleError(`not a simt kernel module (format ${String(meta?.format)}; expected ${MODULE_FORMAT})`);
+    this.modules.set(module.id, meta);
+  }
+
   launch<P extends Record<string, ParamSpec>>(kernel: Kernel<P>, config: LaunchConfig, ...rest: LaunchArgsParam<P>): Promise<LaunchStats> {
     const args: KernelArgs = rest[0] ?? [];
     let prepared: Omit<PreparedLaunch, 'wgsl'>;
@@ -198,12 +222,15 @@ export class WebGpuDevice implements GpuDevice {
     if (!kernel || typeof kernel.name !== 'string' || !Array.isArray(kernel.params)) {
       throw new KernelArgumentError(String((kernel as Kernel | undefined)?.name), '(kernel)', 'not a kernel declared with defineKernel');
     }
-    const info = (WGSL_KERNELS as Record<string, WgslKernelInfo>)[kernel.name];
-    if (info === undefined) {
+    let info = (WGSL_KERNELS as Record<string, WgslKernelInfo>)[kernel.name];
+    let generated: PreparedLaunch['generated'];
+    if (kernel.module) {
+      generated = this.generatedKernel(kernel);
+      info = { name: kernel.name, entryPoint: 'main', params: [], powerOfTwoBlock: false };
+    } else if (info === undefined) {
       throw new LaunchConfigError(`kernel '${kernel.name}' has no WGSL version, so the webgpu backend cannot run it ` +
-        `(webgpu runs: ${Object.keys(WGSL_KERNELS).join(', ')})`);
-    }
-    checkDeclaration(kernel, info);
+        `(webgpu runs: ${Object.keys(WGSL_KERNELS).join(', ')}, and the kernels of loaded modules)`);
+    } else checkDeclaration(kernel, info);
     if (config === null || typeof config !== 'object') throw new LaunchConfigError('launch config must be an object {grid, block, sharedBytes?}');
     const grid = toDim3('grid', config.grid);
     const block = toDim3('block', config.block);
@@ -236,37 +263,68 @@ export class WebGpuDevice implements GpuDevice {
     }
     const timeoutMs = config.timeoutMs ?? this.launchTimeoutMs;
     if (!(timeoutMs > 0)) throw new LaunchConfigError(`timeoutMs must be positive, got ${String(timeoutMs)}`);
-    const { buffers, scalars } = this.marshal(kernel, args);
+    const { buffers, scalars, lengths } = this.marshal(kernel, args);
+    if (generated) {
+      // A generated kernel's Launch uniform carries the arrays' lengths after the scalars (bounds checks).
+      const elem = generated.wgsl.dynamicSharedElemBytes;
+      if (elem) {
+        const len = Math.floor(sharedBytes / elem);
+        generated.constants = { sx_dyn_len: len, sx_dyn_count: Math.max(1, len) };
+      }
+      return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars: Uint32Array.from([...scalars, ...lengths]), signal: config.signal, generated };
+    }
     return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars, signal: config.signal };
   }
 
+  /** The generated WGSL of a module's kernel, or a LaunchConfigError saying why there is none. */
+  private generatedKernel(kernel: Kernel): NonNullable<PreparedLaunch['generated']> {
+    const meta = this.modules.get(kernel.module!.id);
+    if (!meta) {
+      throw new LaunchConfigError(`kernel '${kernel.name}' belongs to a kernel module this device has not loaded: call device.load(module) first (or createDevice({ backend: 'webgpu', modules }))`);
+    }
+    const wgsl = meta.wgsl?.[kernel.name];
+    if (!wgsl) throw new LaunchConfigError(`kernel '${kernel.name}' has no WGSL version: its module was built by a compiler that did not emit WGSL (rebuild it)`);
+    if (!wgsl.source) {
+      const d = wgsl.diagnostics?.[0];
+      throw new LaunchConfigError(`kernel '${kernel.name}' has no WGSL form, so the webgpu backend cannot run it` +
+        (d ? `: ${d.file}:${d.line}:${d.column}: ${d.message}` : ''));
+    }
+    return { wgsl, meta, constants: {} };
+  }
+
   /** Checks every argument against the declaration (launchArgs.ts, as the wasm device does) and encodes it. */
-  private marshal(kernel: Kernel, args: KernelArgs): { buffers: WebGpuBuffer[]; scalars: Uint32Array } {
+  private marshal(kernel: Kernel, args: KernelArgs): { buffers: WebGpuBuffer[]; scalars: Uint32Array; lengths: number[] } {
     const values = argumentList(kernel, args);
     const buffers: WebGpuBuffer[] = [];
+    const lengths: number[] = [];
     const words: number[] = [];
     kernel.params.forEach((p, k) => {
-      if (p.kind === 'array') buffers.push(checkArrayArg(kernel.name, p, values[k], WebGpuDeviceArray, this).buffer);
-      else words.push(...scalarWords(p, checkScalarArg(kernel.name, p, values[k])));
+      if (p.kind === 'array') {
+        const a = checkArrayArg(kernel.name, p, values[k], WebGpuDeviceArray, this);
+        buffers.push(a.buffer);
+        lengths.push(a.length);
+      } else words.push(...scalarWords(p, checkScalarArg(kernel.name, p, values[k])));
     });
-    return { buffers, scalars: Uint32Array.from(words) };
+    return { buffers, scalars: Uint32Array.from(words), lengths };
   }
 
   private async execute(l: Omit<PreparedLaunch, 'wgsl'>): Promise<LaunchStats> {
     if (this.lostReason) throw new DeviceDestroyedError(this.lostReason);
     if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
-    const wgsl = await loadKernelWgsl(l.info);
+    const wgsl = l.generated ? l.generated.wgsl.source! : await loadKernelWgsl(l.info);
     const t0 = performance.now();
     let result;
     try {
       result = await this.runtime.dispatch({
         wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
         buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
+        ...(l.generated ? { constants: l.generated.constants, errorBuffer: this.trapRecord() } : {}),
       });
     } catch (e) {
       throw new LaunchConfigError(`kernel ${l.kernel.name}: ${(e as Error).message}`);
     }
     await waitFor(result.completed(), l.kernel.name, t0 + l.timeoutMs, l.signal);
+    if (l.generated) await this.checkTrap(l);
     const elapsedMs = performance.now() - t0;
     const stats: LaunchStats = {
       kernel: l.kernel.name, backend: 'webgpu', grid: l.grid, block: l.block, blocks: l.blocks,
@@ -278,6 +336,24 @@ export class WebGpuDevice implements GpuDevice {
 
   private checkAlive(): void {
     if (this.destroyed) throw new DeviceDestroyedError('the device was destroyed');
+  }
+
+  private trapRecord(): WebGpuBuffer {
+    this.trapBuffer ??= this.context.device.createBuffer({
+      size: TRAP_RECORD_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, label: 'simt-trap-record',
+    });
+    return this.trapBuffer;
+  }
+
+  /** Reads the trap record after a generated kernel's launch: a trap is the KernelError wasm would throw. */
+  private async checkTrap(l: Omit<PreparedLaunch, 'wgsl'>): Promise<void> {
+    const buf = this.trapRecord();
+    const raw = await this.runtime.read(buf, 0, TRAP_RECORD_BYTES);
+    const rec = new Uint32Array(raw.buffer, raw.byteOffset, TRAP_RECORD_BYTES / 4);
+    if (rec[0] === 0) return;
+    this.runtime.write(buf, 0, new Uint32Array(TRAP_RECORD_BYTES / 4));
+    const t = trapMessage(rec, l.block, l.generated!.wgsl, l.generated!.meta.arrays);
+    throw new KernelError(l.kernel.name, t.blockIdx, t.message);
   }
 
   /** Waits for queued work, frees every array and destroys the WebGPU device. Safe to call twice. */

@@ -58,6 +58,10 @@ export interface DispatchDescriptor {
   /** Bracket the pass with timestamp queries (ignored without 'timestamp-query'). */
   timing?: boolean;
   label?: string;
+  /** More pipeline-overridable constants (a generated kernel's `sx_dyn_len`, …). */
+  constants?: Readonly<Record<string, number>>;
+  /** A storage buffer bound after the Launch uniform (binding k + 1): a generated kernel's trap record. */
+  errorBuffer?: WebGpuBuffer;
 }
 
 export interface DispatchResult {
@@ -203,8 +207,8 @@ export class WebGpuRuntime {
    * those the WGSL declares `var<storage, read>`, which are 'read-only-storage' — on real GPUs
    * that lets the compiler use the read-only data path (CUDA's `const __restrict__` loads).
    */
-  private layoutFor(nArrays: number, readOnly: ReadonlySet<number>): WebGpuBindGroupLayout {
-    const key = `${nArrays}:${[...readOnly].sort((a, b) => a - b).join(',')}`;
+  private layoutFor(nArrays: number, readOnly: ReadonlySet<number>, errorBinding: boolean): WebGpuBindGroupLayout {
+    const key = `${nArrays}:${[...readOnly].sort((a, b) => a - b).join(',')}${errorBinding ? ':err' : ''}`;
     let layout = this.layouts.get(key);
     if (!layout) {
       const entries: GPUBindGroupLayoutEntry[] = [];
@@ -212,6 +216,7 @@ export class WebGpuRuntime {
         entries.push({ binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: readOnly.has(i) ? 'read-only-storage' : 'storage' } });
       }
       entries.push({ binding: nArrays, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } });
+      if (errorBinding) entries.push({ binding: nArrays + 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } });
       layout = this.device.createBindGroupLayout({ entries, label: `simt-layout-${key}` });
       this.layouts.set(key, layout);
     }
@@ -270,12 +275,15 @@ export class WebGpuRuntime {
     entryPoint: string,
     workgroupSize: readonly [number, number, number],
     nArrays: number,
+    constants: Readonly<Record<string, number>> = {},
+    errorBinding = false,
   ): Promise<PipelineEntry> {
     const [bx, by, bz] = workgroupSize;
-    const key = `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${wgsl}`;
+    const extra = Object.entries(constants).map(([k, v]) => `${k}=${v}`).join(',');
+    const key = `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${extra}\u0000${errorBinding}\u0000${wgsl}`;
     let p = this.pipelines.get(key);
     if (!p) {
-      p = this.buildPipeline(wgsl, entryPoint, workgroupSize, nArrays);
+      p = this.buildPipeline(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
       this.pipelines.set(key, p);
       p.catch(() => this.pipelines.delete(key));
     }
@@ -287,6 +295,8 @@ export class WebGpuRuntime {
     entryPoint: string,
     [bx, by, bz]: readonly [number, number, number],
     nArrays: number,
+    extraConstants: Readonly<Record<string, number>>,
+    errorBinding: boolean,
   ): Promise<PipelineEntry> {
     const lim = this.device.limits;
     if (bx < 1 || by < 1 || bz < 1 || !Number.isInteger(bx) || !Number.isInteger(by) || !Number.isInteger(bz)) {
@@ -310,7 +320,8 @@ export class WebGpuRuntime {
     if (declared.has('BLOCK_X')) constants.BLOCK_X = bx;
     if (declared.has('BLOCK_Y')) constants.BLOCK_Y = by;
     if (declared.has('BLOCK_Z')) constants.BLOCK_Z = bz;
-    const layout = this.layoutFor(nArrays, this.readOnlyBindingsOf(wgsl));
+    Object.assign(constants, extraConstants);
+    const layout = this.layoutFor(nArrays, this.readOnlyBindingsOf(wgsl), errorBinding);
     try {
       const pipeline = await this.device.createComputePipelineAsync({
         label: `${entryPoint}<${bx},${by},${bz}>`,
@@ -348,7 +359,7 @@ export class WebGpuRuntime {
       throw new RangeError(`grid (${gx}, ${gy}, ${gz}): y and z must be <= ${maxWg}`);
     }
     const [bx, by, bz] = desc.workgroupSize;
-    const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length);
+    const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length, desc.constants, desc.errorBuffer !== undefined);
     const device = this.device;
     const noop: DispatchResult = { dispatches: 0, completed: () => device.queue.onSubmittedWorkDone() };
     if (gx === 0 || gy === 0 || gz === 0) return noop;
@@ -413,6 +424,7 @@ export class WebGpuRuntime {
         binding: desc.buffers.length,
         resource: { buffer: uniform, offset: c * stride, size: uniformBytes },
       });
+      if (desc.errorBuffer) entries.push({ binding: desc.buffers.length + 1, resource: { buffer: desc.errorBuffer } });
       pass.setBindGroup(0, device.createBindGroup({ layout: entry.layout, entries }));
       pass.dispatchWorkgroups(Math.min(maxWg, gx - c * maxWg), gy, gz);
     }

@@ -1,0 +1,79 @@
+// The WGSL that generated kernels share: the per-invocation globals, the trap record (an
+// out-of-bounds index or a divergent barrier, read back by the host after the launch), the
+// workgroup-memory emulation of warp shuffles, and CAS loops for CUDA atomics WGSL lacks.
+// The runtime (src/webgpu/runtime.ts) also prepends assembly/kernels/wgsl/cuda_atomics.wgsl,
+// whose cudaAtomicInc/Dec and f32 add/min/max helpers the generated code calls.
+
+/** Words of the trap record (`sx_err`): the host reads them back after every launch. */
+export const TRAP_WORDS = 12;
+/** Trap kinds, as in assembly/runtime/compiled.ts. */
+export const TRAP_OUT_OF_BOUNDS = 1;
+export const TRAP_DIVERGENT = 2;
+
+/** Per-invocation values that device functions and helpers read (set at the entry point). */
+export const GLOBALS = `var<private> sx_tid: vec3<i32>;
+var<private> sx_gbid: vec3<i32>;
+var<private> sx_lin: u32;
+var<private> sx_inf: f32;
+var<private> sx_nan: f32;
+override sx_nthreads: u32 = BLOCK_X * BLOCK_Y * BLOCK_Z;`;
+
+/**
+ * The first trap of a launch wins the record; the invocation goes on with a clamped index
+ * (reads) or without the store (writes), so nothing outside an array is touched.
+ */
+export const TRAP_FN = `fn sx_trap(kind: u32, what: u32, index: u32, signed: u32, len: u32, site: u32) {
+  if (atomicAdd(&sx_err[0], 1u) == 0u) {
+    atomicStore(&sx_err[1], kind); atomicStore(&sx_err[2], what); atomicStore(&sx_err[3], index);
+    atomicStore(&sx_err[4], signed); atomicStore(&sx_err[5], len); atomicStore(&sx_err[6], site);
+    atomicStore(&sx_err[7], sx_lin); atomicStore(&sx_err[8], u32(sx_gbid.x)); atomicStore(&sx_err[9], u32(sx_gbid.y));
+    atomicStore(&sx_err[10], u32(sx_gbid.z));
+  }
+}`;
+
+/** CUDA's __activemask() in a block without exited threads: the lanes of the warp that exist. */
+export const ACTIVE_LANES_FN = `fn sx_activeLanes() -> u32 {
+  let n = min(32u, sx_nthreads - (sx_lin & ~31u));
+  return select((1u << n) - 1u, 0xffffffffu, n >= 32u);
+}`;
+
+/**
+ * Warp shuffles through a workgroup array: every lane stores its value, a barrier, each lane
+ * reads its partner (assembly/runtime/compiled.ts's rules: a partner that is not a thread of the
+ * block gives the lane its own value).
+ */
+export function shuffleFns(t: string): string {
+  return `fn sx_lane_${t}(src: i32) -> ${t} {
+  let s = i32(sx_lin & ~31u) + src;
+  if (s >= 0 && u32(s) < sx_nthreads) { return sx_shfl_${t}[s]; }
+  return sx_shfl_${t}[sx_lin];
+}
+fn sx_shfl_idx_${t}(src: i32, width: i32) -> ${t} {
+  let lane = i32(sx_lin & 31u);
+  return sx_lane_${t}((lane & ~(width - 1)) + (src & (width - 1)));
+}
+fn sx_shfl_up_${t}(delta: i32, width: i32) -> ${t} {
+  let lane = i32(sx_lin & 31u);
+  return sx_lane_${t}(select(lane, lane - delta, (lane & (width - 1)) >= delta));
+}
+fn sx_shfl_down_${t}(delta: i32, width: i32) -> ${t} {
+  let lane = i32(sx_lin & 31u);
+  return sx_lane_${t}(select(lane, lane + delta, (lane & (width - 1)) + delta < width));
+}
+fn sx_shfl_xor_${t}(mask: i32, width: i32) -> ${t} {
+  let lane = i32(sx_lin & 31u);
+  let src = lane ^ mask;
+  let end = (lane & ~(width - 1)) + width;
+  return sx_lane_${t}(select(src, lane, src >= end || src < 0 || src >= 32));
+}`;
+}
+
+/** A strong compare-and-swap (CUDA's atomicCAS) from WGSL's weak one: retry only spurious failures. */
+export function casFn(name: string, ptrType: string, t: string): string {
+  return `fn ${name}(p: ${ptrType}, cmp: ${t}, v: ${t}) -> ${t} {
+  loop {
+    let r = atomicCompareExchangeWeak(p, cmp, v);
+    if (r.exchanged || r.old_value != cmp) { return r.old_value; }
+  }
+}`;
+}

@@ -1,0 +1,317 @@
+/**
+ * Kernels compiled from per-thread sources run on webgpu as the WGSL the compiler generates
+ * (src/compiler/wgsl.ts), cross-checked launch by launch against wasm: every kernel of
+ * examples/kernels/ and every WGSL-expressible kernel of test/kernels/language.ts, every array
+ * argument compared after the launch (exact: integer-valued or order-free data). Out-of-bounds
+ * indices and divergent barriers are the same KernelError on both; constructs without a WGSL
+ * form are diagnostics with file and line, and the kernel still runs on wasm.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDevice, type Device } from '../src/device.js';
+import type { WebGpuDevice } from '../src/webgpu/device.js';
+import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
+import type { KernelModule } from '../src/kernelModule.js';
+import type { DType } from '../src/dtypes.js';
+import { KernelError, LaunchConfigError } from '../src/errors.js';
+import { rng } from './helpers.js';
+import { crossCheck, type Job } from '../src/crosscheck/index.js';
+import type { GpuDevice } from '../src/deviceApi.js';
+
+let gpu: WebGpuDevice;
+let wasm: Device;
+let examples: KernelModule;
+let language: KernelModule;
+let setupError: unknown;
+
+beforeAll(async () => {
+  try {
+    examples = await compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules'].map((k) => `examples/kernels/${k}.ts`));
+    language = await compileKernelFiles(['test/kernels/language.ts']);
+    wasm = await createDevice({ backend: 'wasm', workers: 2, memoryBytes: 128 << 20, modules: [examples, language] });
+    gpu = await createDevice({ backend: 'webgpu', memoryBytes: 128 << 20, modules: [examples] });
+    await gpu.load(language);
+  } catch (e) {
+    setupError = e;
+  }
+});
+beforeEach(() => {
+  if (setupError !== undefined) throw setupError;
+});
+afterAll(async () => {
+  await gpu?.destroy();
+  await wasm?.destroy();
+});
+
+type Dim = number | { x: number; y?: number; z?: number };
+/** An array argument (uploaded on both devices) or a scalar. */
+type Arg = { dtype: DType; data: ArrayLike<number> } | number;
+
+/** Runs one launch on both devices with the same arguments; returns every array argument afterwards. */
+async function both(mod: () => KernelModule, kernel: string, grid: Dim, block: Dim, args: Arg[], sharedBytes = 0) {
+  const out: Record<'wasm' | 'webgpu', ArrayLike<number>[]> = { wasm: [], webgpu: [] };
+  for (const [name, dev] of [['wasm', wasm], ['webgpu', gpu]] as const) {
+    const values = await Promise.all(args.map((a) => (typeof a === 'number' ? a : dev.upload(a.dtype, a.data as never))));
+    await dev.launch(mod().kernels[kernel]!, { grid, block, sharedBytes }, values as never);
+    for (const v of values) if (typeof v !== 'number') { out[name].push(await v.read() as ArrayLike<number>); v.free(); }
+  }
+  return out;
+}
+
+async function same(mod: () => KernelModule, kernel: string, grid: Dim, block: Dim, args: Arg[], sharedBytes = 0) {
+  const r = await both(mod, kernel, grid, block, args, sharedBytes);
+  r.wasm.forEach((w, k) => expect(Array.from(r.webgpu[k]!), `${kernel}: array argument ${k}`).toEqual(Array.from(w)));
+  return r;
+}
+
+const ints = (n: number, seed: number, lo = -50, hi = 50): Int32Array => { const r = rng(seed); return Int32Array.from({ length: n }, () => lo + Math.floor(r() * (hi - lo + 1))); };
+const ex = () => examples;
+const lang = () => language;
+
+describe('examples/kernels on webgpu, against wasm', () => {
+  for (const n of [0, 1, 255, 100_003]) {
+    it(`histogram256 over ${n} bytes (u8 input packed four per word, shared-memory atomics)`, async () => {
+      const r = rng(n + 1);
+      const data = Uint8Array.from({ length: Math.max(n, 1) }, () => Math.floor(r() * 256));
+      const res = await same(ex, 'histogram256', 13, 96, [{ dtype: 'u8', data }, n, { dtype: 'u32', data: new Uint32Array(256) }]);
+      expect(Array.from(res.webgpu[1]!).reduce((x, y) => x + y, 0)).toBe(n);
+    });
+
+    it(`shuffleSum and vecMax over ${n} floats (warp shuffles, dynamic shared memory)`, async () => {
+      const r = rng(n + 2);
+      const a = Float32Array.from({ length: Math.max(n, 1) }, () => Math.round((r() - 0.5) * 2000));
+      // Integer-valued floats: every partial sum is exact, so any order of atomics gives the same total.
+      const s = await same(ex, 'shuffleSum', 7, 128, [{ dtype: 'f32', data: a }, { dtype: 'f32', data: [0] }, n]);
+      expect(s.webgpu[1]![0]).toBe(a.subarray(0, n).reduce((x, y) => x + y, 0));
+      await same(ex, 'vecMax', 5, 256, [{ dtype: 'f32', data: a }, { dtype: 'f32', data: new Float32Array(5) }, n], 4 * 256);
+    });
+  }
+
+  for (const [w, h] of [[1, 1], [33, 17], [100, 37]] as const) {
+    it(`transpose ${w}×${h} (2-D grid and blocks)`, async () => {
+      const m = Float32Array.from({ length: w * h }, (_, i) => i * 0.5);
+      const r = await same(ex, 'transpose', { x: Math.ceil(w / 32), y: Math.ceil(h / 32) }, { x: 32, y: 8 }, [{ dtype: 'f32', data: new Float32Array(w * h) }, { dtype: 'f32', data: m }, w, h]);
+      expect(r.webgpu[0]![w * h - 1]).toBe(m[w * h - 1]);
+    });
+  }
+
+  for (const n of [1, 1000, 54_321]) {
+    it(`countModules over ${n} digis (u16 input, atomicInc): equal counts, the same slots as a set`, async () => {
+      const r = rng(n);
+      const ids = new Uint16Array(n);
+      let m = 0;
+      for (let i = 0; i < n; i++) { if (r() < 0.02) m++; ids[i] = r() < 0.02 ? 65534 : m; }
+      const res = await both(ex, 'countModules', 9, 64, [{ dtype: 'u16', data: ids }, { dtype: 'u32', data: new Uint32Array(2000) }, { dtype: 'i32', data: new Int32Array(n) }, n, 1999]);
+      const [ws, gs] = [res.wasm[1]!, res.webgpu[1]!];
+      expect(gs[0]).toBe(ws[0]);
+      const slots = (s: ArrayLike<number>) => Array.from(s).slice(1, 1 + s[0]!).sort((x, y) => x - y);
+      expect(slots(gs)).toEqual(slots(ws));
+      expect(Array.from(res.webgpu[2]!)).toEqual(Array.from(res.wasm[2]!));
+    });
+  }
+});
+
+describe('test/kernels/language.ts on webgpu, against wasm', () => {
+  for (const [n, block] of [[1, 1], [100, 64], [777, 96]] as const) {
+    it(`reverseBlock n=${n} block=${block}`, async () => {
+      await same(lang, 'reverseBlock', Math.ceil(n / block), block, [{ dtype: 'i32', data: ints(n, n) }, { dtype: 'i32', data: new Int32Array(n).fill(-7) }, n], 4 * block);
+    });
+  }
+
+  it('blockScan (a barrier in a uniform loop, a value live across barriers)', async () => {
+    await same(lang, 'blockScan', 4, 256, [{ dtype: 'i32', data: ints(1000, 3) }, { dtype: 'i32', data: new Int32Array(1000) }, 1000]);
+  });
+
+  it('earlyExit (threads return before a barrier) and uniformIf', async () => {
+    await same(lang, 'earlyExit', 2, 64, [{ dtype: 'i32', data: ints(100, 4, 0, 9) }, { dtype: 'i32', data: new Int32Array(100) }, 100]);
+    await same(lang, 'uniformIf', 8, 128, [{ dtype: 'i32', data: ints(1000, 5) }, { dtype: 'i32', data: new Int32Array(1000) }, 1000]);
+  });
+
+  it('dims3: 2-D grids and 3-D blocks', async () => {
+    await same(lang, 'dims3', { x: 2, y: 2 }, { x: 4, y: 4, z: 2 }, [{ dtype: 'i32', data: new Int32Array(4 * 32) }]);
+  });
+
+  it('block predicates: __syncthreads_count/_or/_and', async () => {
+    const a = ints(4 * 64, 6, -3, 30);
+    a.fill(1, 64, 128); a.fill(-1, 128, 192);
+    await same(lang, 'predicates', 4, 64, [{ dtype: 'i32', data: a }, { dtype: 'i32', data: new Int32Array(12) }]);
+  });
+
+  for (const [delta, width] of [[3, 32], [1, 8], [5, 16]] as const) {
+    it(`warp shuffles (idx, up, down, xor) delta=${delta} width=${width}, with a partial warp`, async () => {
+      for (let op = 0; op < 4; op++) {
+        await same(lang, 'shuffles', 2, 80, [{ dtype: 'i32', data: ints(160, op + delta) }, { dtype: 'i32', data: new Int32Array(160) }, op, delta, width]);
+      }
+    });
+  }
+
+  for (const mask of [0xffffffff, 0x0f0f00ff]) {
+    it(`warp votes with mask ${mask.toString(16)} (and __activemask in a partial warp)`, async () => {
+      await same(lang, 'votes', 2, 80, [{ dtype: 'i32', data: ints(160, 7) }, { dtype: 'u32', data: new Uint32Array(640) }, mask]);
+    });
+  }
+
+  it('atomics on global and shared arrays (add, max, min, inc with wrap, CAS, exch)', async () => {
+    const r = await same(lang, 'atomics', 6, 64, [{ dtype: 'i32', data: ints(384, 8, -1000, 1000) }, { dtype: 'i32', data: [0, -2147483648, 2147483647, 0, 0] }, { dtype: 'u32', data: [0] }, 100]);
+    expect(r.webgpu[1]![4]).toBe(7);
+  });
+
+  it('axpy through a device function (arrays bound per call site)', async () => {
+    const n = 1000;
+    await same(lang, 'axpy', 3, 64, [2, { dtype: 'f32', data: Float32Array.from(ints(n, 9)) }, { dtype: 'f32', data: Float32Array.from(ints(n, 10)) }, n]);
+  });
+
+  it('perThreadUniformLoop: a block-level loop whose condition is checked at run time', async () => {
+    await same(lang, 'perThreadUniformLoop', 2, 64, [{ dtype: 'i32', data: new Int32Array(128) }, 3]);
+  });
+
+  it('floatMinMax: comparisons with NaN and signed zeros as written', async () => {
+    const r = rng(12);
+    const a = Float32Array.from({ length: 3000 }, () => (r() - 0.5) * 100);
+    a[5] = NaN; a[77] = -0; a[78] = 0; a[1000] = -Infinity; a[2000] = Infinity;
+    await same(lang, 'floatMinMax', 3, 64, [{ dtype: 'f32', data: a }, { dtype: 'f32', data: new Float32Array(3 * 64 * 7) }, 3000]);
+  });
+
+  it('gridStrideCopy (for and while grid-stride loops)', async () => {
+    await same(lang, 'gridStrideCopy', 3, 64, [{ dtype: 'i32', data: ints(1000, 13) }, { dtype: 'i32', data: new Int32Array(1000) }, 1000]);
+  });
+});
+
+describe('8- and 16-bit values on webgpu', () => {
+  const source = `import { threadIdx, blockIdx, blockDim } from "simt/kernel";
+export function narrow(src: i32[], b: u8[], s: i8[], h: u16[], k: i16[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    let x: u8 = <u8>src[i];
+    x += 200;
+    b[i] = x;
+    s[i] = <i8>(src[i] * 3);
+    h[i] = <u16>(src[i] * 1000);
+    k[i] = <i16>(src[i] * -700);
+    s[i] += 1;
+  }
+}
+export function widen(b: u8[], s: i8[], h: u16[], k: i16[], out: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = <i32>b[i] * 1000000 + <i32>s[i] * 10000 + <i32>h[i] + <i32>k[i];
+}
+`;
+  let mod: KernelModule;
+  beforeAll(async () => {
+    mod = await compileKernels([{ path: 'kernels/narrow.ts', source }]);
+    await wasm.load(mod); await gpu.load(mod);
+  });
+
+  it('writes of neighbouring bytes and halves of one word by different threads (compare-exchange), reads sign- and zero-extended', async () => {
+    const n = 1001;
+    const src = ints(n, 21, -100000, 100000);
+    const arrays = (): Arg[] => [{ dtype: 'u8', data: new Uint8Array(n) }, { dtype: 'i8', data: new Int8Array(n) }, { dtype: 'u16', data: new Uint16Array(n) }, { dtype: 'i16', data: new Int16Array(n) }];
+    const r = await same(() => mod, 'narrow', 16, 64, [{ dtype: 'i32', data: src }, ...arrays(), n]);
+    expect(r.webgpu[1]![3]).toBe((((src[3]! & 255) + 200) & 255));
+    await same(() => mod, 'widen', 16, 64, [...r.wasm.slice(1).map((d, k) => ({ dtype: (['u8', 'i8', 'u16', 'i16'] as const)[k]!, data: d })), { dtype: 'i32', data: new Int32Array(n) }, n]);
+  });
+});
+
+describe('traps on webgpu: the KernelError wasm throws', () => {
+  it('an index past an array\'s end: same kernel, block, thread, array, index, length and site', async () => {
+    const messages: string[] = [];
+    for (const dev of [wasm, gpu]) {
+      const a = await dev.upload('i32', ints(50, 1));
+      const o = dev.alloc('i32', 60);
+      const p = dev.launch(language.kernels.gridStrideCopy!, { grid: 2, block: 32 }, [a, o, 51] as never);
+      await expect(p).rejects.toThrow(KernelError);
+      messages.push(await p.catch((e: Error) => e.message) as string);
+      a.free(); o.free();
+    }
+    expect(messages[1]).toMatch(/^kernel gridStrideCopy trapped in block \(1, 0, 0\): index 50 is out of bounds of 'a' \(length 50\) in thread \(18, 0, 0\) at test\/kernels\/language\.ts:\d+:\d+$/);
+    expect(messages[1]).toBe(messages[0]);
+    // The trap record is cleared: the next launch runs clean.
+    await same(lang, 'gridStrideCopy', 1, 32, [{ dtype: 'i32', data: ints(40, 2) }, { dtype: 'i32', data: new Int32Array(40) }, 40]);
+  });
+
+  it('a barrier in a loop whose condition differs between threads is a divergent barrier', async () => {
+    const o = gpu.alloc('i32', 64);
+    const t = await gpu.upload('i32', [0]);
+    const p = gpu.launch(language.kernels.divergentLoop!, { grid: 1, block: 64 }, [o, t] as never);
+    await expect(p).rejects.toThrow(KernelError);
+    await expect(p).rejects.toThrow(/divergent barrier: the condition of a loop with a barrier at test\/kernels\/language\.ts:\d+:\d+ differs/);
+  });
+});
+
+describe('constructs without a WGSL form', () => {
+  const source = `import { threadIdx, blockIdx, blockDim } from "simt/kernel";
+export function scale(a: f32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * 2;
+}
+export function rootsF64(a: f64[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = Math.sqrt(a[i]);
+}
+export function mathF32(a: f32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = <f32>Math.sqrt(a[i]);
+}
+function fact(k: i32): i32 { return k <= 1 ? 1 : k * fact(k - 1); }
+export function factorials(out: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = fact(i);
+}
+`;
+  let mod: KernelModule;
+  beforeAll(async () => { mod = await compileKernels([{ path: 'kernels/noWgsl.ts', source }]); });
+
+  it('are diagnostics with file and line in meta.wgsl; the other kernels have WGSL', () => {
+    const w = mod.meta.wgsl!;
+    expect(w.scale!.source).toMatch(/@compute/);
+    expect(w.rootsF64!.source).toBeUndefined();
+    expect(w.rootsF64!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 6, message: expect.stringMatching(/f64\[\] has no WGSL form/) });
+    expect(w.mathF32!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 12, message: expect.stringMatching(/Math\.sqrt works in f64.*Mathf\.sqrt/) });
+    expect(w.factorials!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 14, message: expect.stringMatching(/recursive call of 'fact'/) });
+  });
+
+  it('launching one on webgpu is a LaunchConfigError naming file and line; wasm runs it', async () => {
+    await gpu.load(mod);
+    const g = await gpu.upload('i32', new Int32Array(4));
+    await expect(gpu.launch(mod.kernels.factorials!, { grid: 1, block: 4 }, [g, 4] as never))
+      .rejects.toThrow(LaunchConfigError);
+    await expect(gpu.launch(mod.kernels.factorials!, { grid: 1, block: 4 }, [g, 4] as never))
+      .rejects.toThrow(/kernel 'factorials' has no WGSL form.*kernels\/noWgsl\.ts:14:\d+: recursive call/);
+    await wasm.load(mod);
+    const w = await wasm.upload('i32', new Int32Array(4));
+    await wasm.launch(mod.kernels.factorials!, { grid: 1, block: 4 }, [w, 4] as never);
+    expect(Array.from(await w.read())).toEqual([1, 1, 2, 6]);
+    // The module's WGSL kernels run.
+    await same(() => mod, 'scale', 1, 64, [{ dtype: 'f32', data: [1, 2, 3] }, 3]);
+  });
+
+  it('a module the device has not loaded is a LaunchConfigError', async () => {
+    const other = await compileKernels([{ path: 'kernels/other.ts', source: source.replace('scale', 'scale2') }]);
+    const a = await gpu.upload('f32', [1]);
+    await expect(gpu.launch(other.kernels.scale2!, { grid: 1, block: 1 }, [a, 1] as never)).rejects.toThrow(/has not loaded: call device.load/);
+  });
+});
+
+describe('crossCheck on a compiled module', () => {
+  it('a job over a user kernel: loads the module on each device, exact outputs equal', async () => {
+    interface Inputs { data: Uint8Array; n: number }
+    const job: Job<Inputs> = {
+      name: 'histogram256', description: 'examples/kernels/histogram.ts', defaultSize: 10_000, edgeSizes: [0, 1],
+      generate: (n, seed) => { const r = rng(seed); return { n, data: Uint8Array.from({ length: Math.max(n, 1) }, () => Math.floor(r() * 256)) }; },
+      async run(device: GpuDevice, { data, n }) {
+        await device.load(examples);
+        const d = await device.upload('u8', data);
+        const bins = device.alloc('u32', 256); await bins.fill(0);
+        await device.launch(examples.kernels.histogram256!, { grid: 13, block: 96 }, [d, n, bins] as never);
+        const out = await bins.read();
+        d.free(); bins.free();
+        return { bins: out };
+      },
+      compare: () => ({ bins: { kind: 'exact' } }),
+    };
+    for (const n of [0, 1, 12_345]) {
+      const r = await crossCheck(job, job.generate(n, n + 3), { devices: { wasm, webgpu: gpu } });
+      expect(r.equal, JSON.stringify(r.outputs)).toBe(true);
+      expect(r.runs.map((x) => x.backend)).toEqual(['wasm', 'webgpu']);
+    }
+  });
+});
