@@ -102,3 +102,9 @@ export class DeviceLostError extends SimtError {}
 
 /** A backend that cannot run here (e.g. no WebGPU adapter), or an unknown backend name. */
 export class BackendUnavailableError extends SimtError {}
+
+/**
+ * `view()` on a device whose memory the host cannot address (WebGPU: device memory is the GPU's
+ * own; use read()/upload(), or the copying fallbacks of `readWith`/`uploadWith`).
+ */
+export class NotHostMappedError extends SimtError {}
