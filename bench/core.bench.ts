@@ -1,11 +1,12 @@
 // The core benchmarks of issue #2: vecMax over 64M f32 (1 worker, all workers, plain JS,
 // native C), countModules over 50M digis (simt vs native C), and the empty-launch latency.
-import { createDevice } from '../src/device.js';
+import { createDevice, type Device } from '../src/device.js';
+import { countModules } from '../src/ops/countModules.js';
 import { kernels } from '../src/index.js';
 import { moduleIdsForBench, randomF32 } from '../src/data/synthetic.js';
 import { countModulesReference } from '../src/jobs/pixel/reference.js';
 import { buildNative, runNative } from './native/index.js';
-import { measure, record, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
+import { measure, median, record, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
 async function vecMaxBench(ctx: BenchContext): Promise<BenchRecord[]> {
   const n = ctx.quick ? 4 << 20 : 64 << 20;
@@ -67,6 +68,8 @@ async function countModulesBench(ctx: BenchContext): Promise<BenchRecord[]> {
       if (count !== ref.count) throw new Error(`countModules: simt found ${count}, reference ${ref.count}`);
       out.push(record('countModules', 'simt-wasm', n, r.median, { bytes: 6 * n, workers, samples: r.samples.length, modules: count }));
     }
+    id.free(); ms.free(); cid.free();
+    out.push(...await countModulesEndToEnd(dev, ids, ref.count, ctx));
   } finally {
     await dev.destroy();
   }
@@ -79,6 +82,26 @@ async function countModulesBench(ctx: BenchContext): Promise<BenchRecord[]> {
     }
   } else ctx.log(`native countModules skipped: ${native.note}`);
   return out;
+}
+
+/**
+ * The countModules op end to end (host ids in, moduleStart and clusterId out) against the launch
+ * inside it, run after run: what the host side adds to the kernel.
+ */
+async function countModulesEndToEnd(dev: Device, ids: Uint16Array, expected: number, ctx: BenchContext): Promise<BenchRecord[]> {
+  const n = ids.length;
+  const walls: number[] = [], kernelMs: number[] = [];
+  for (let r = -2; r < 15; r++) {
+    const t0 = performance.now();
+    const res = await countModules(dev, ids, { nMaxModules: 1856 });
+    const wall = performance.now() - t0;
+    if (res.count !== expected) throw new Error(`countModules op: found ${res.count}, reference ${expected}`);
+    if (r < 0) continue; // warm-up
+    walls.push(wall); kernelMs.push(res.stats.elapsedMs);
+  }
+  const rec = record('countModules/op end-to-end', 'simt-wasm', n, median(walls), { workers: dev.workers, samples: walls.length, kernelMs: median(kernelMs) });
+  ctx.log(`  countModules op end-to-end n=${n}: ${rec.ms.toFixed(1)} ms (kernel ${median(kernelMs).toFixed(1)} ms)`);
+  return [rec];
 }
 
 async function latencyBench(ctx: BenchContext): Promise<BenchRecord[]> {

@@ -2,7 +2,7 @@
 // ~175k-digi event and on ~50M digis (copies of events back to back).
 import { createDevice } from '../src/device.js';
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
-import { clusterPixelStore, uploadPixelStore } from '../src/jobs/pixel/run.js';
+import { clusterPixelStore, pixelClustering, uploadPixelStore } from '../src/jobs/pixel/run.js';
 import { median, record, type BenchRecord, type BenchSuite } from './harness.js';
 
 interface Cols { moduleInd: Uint16Array; xx: Uint16Array; yy: Uint16Array; adc: Uint16Array }
@@ -48,6 +48,18 @@ export const suite: BenchSuite = {
           for (const l of res.launches) (per[l.kernel] ??= []).push(l.elapsedMs);
         }
         store.bytes.free();
+        // End to end: columns in, cluster ids, module ids and the store's bytes out (pixelClustering),
+        // against the kernels' part of the same runs.
+        const walls: number[] = [], kernels: number[] = [];
+        for (let r = -1; r < reps; r++) {
+          const t0 = performance.now();
+          const res = await pixelClustering(dev, c.cols, { nMaxModules });
+          const wall = performance.now() - t0;
+          if (r < 0) continue;
+          walls.push(wall); kernels.push(res.ms);
+        }
+        out.push(record(`pixel/${c.name}/end-to-end`, 'simt-wasm', n, median(walls), { workers: dev.workers, samples: walls.length, computeMs: median(kernels) }));
+        ctx.log(`  pixel ${c.name} end-to-end: ${median(walls).toFixed(1)} ms (kernels ${median(kernels).toFixed(1)} ms)`);
         out.push(record(`pixel/${c.name}/total`, 'simt-wasm', n, median(total), { workers: dev.workers, samples: total.length }));
         for (const [k, v] of Object.entries(per)) out.push(record(`pixel/${c.name}/${k}`, 'simt-wasm', n, median(v), { workers: dev.workers, samples: v.length }));
         ctx.log(`  pixel ${c.name} (${n} digis): total ${median(total).toFixed(1)} ms; ` +
