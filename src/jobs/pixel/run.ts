@@ -10,7 +10,8 @@ import { gridStrideShape } from '../../ops/launchShape.js';
 import {
   CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER, MAX_NUM_MODULES, PixelInputError,
 } from './constants.js';
-import { packSoa, soaLayout, unpackSoa, type PixelDigisSoa, type SoaLayout } from './soa.js';
+import { packSoaInto, soaLayout, unpackSoa, type PixelDigisSoa, type SoaLayout } from './soa.js';
+import { readElement, uploadWith } from '../../memory/hostAccess.js';
 
 /** The digi store on a device: one u8 allocation laid out as SiPixelDigisCUDASOAView. */
 export interface DevicePixelStore {
@@ -44,8 +45,10 @@ export async function uploadPixelStore(
     clus: digis.clus ?? new Int32Array(n), pdigi: digis.pdigi ?? new Uint32Array(n), rawIdArr: digis.rawIdArr ?? new Uint32Array(n),
     adc: digis.adc, xx: digis.xx, yy: digis.yy, moduleInd: digis.moduleInd,
   };
-  const bytes = packSoa(cols, maxFedWords ?? n);
-  return { bytes: await device.upload('u8', bytes), layout: soaLayout(maxFedWords ?? n), n };
+  const layout = soaLayout(maxFedWords ?? n);
+  // Packed straight into the device array on host-mapped devices: no host-side store.
+  const bytes = await uploadWith(device, 'u8', layout.totalBytes, (v) => packSoaInto(cols, v, maxFedWords ?? n));
+  return { bytes, layout, n };
 }
 
 /** Reads the whole store back (a byte-for-byte image, as a CUDA dump) and its columns. */
@@ -100,7 +103,7 @@ export async function clusterPixelStore(device: GpuDevice, store: DevicePixelSto
     await nClusters.fill(0);
     const seed = options.seed;
     launches.push(await device.launch(pixelCountModules, { ...gridStrideShape(device, n), seed }, [store.bytes, stride, moduleStart, n, nMax]));
-    const nModules = (await moduleStart.read(0, 1))[0]!;
+    const nModules = await readElement(moduleStart, 0);
     const nStarts = Math.min(nModules, nMax + 1);
     moduleId = device.alloc('u32', Math.max(1, nStarts));
     if (nModules > 0) {

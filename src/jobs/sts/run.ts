@@ -28,6 +28,7 @@ import {
   stsRunStarts, stsScatterAtomic, stsScatterChunks, stsTileSort, stsTileStarts,
 } from '../../kernels/sts.js';
 import { gridStrideShape } from '../../ops/launchShape.js';
+import { readElement, readWith, uploadWith } from '../../memory/hostAccess.js';
 import { exclusiveScan } from './scan.js';
 import { StsInputError, type StsDigis } from './generate.js';
 
@@ -83,6 +84,12 @@ export function interleaveDigis(d: StsDigis): Uint32Array {
   return out;
 }
 
+/** (channel, time) arrays → `out`, u32[2n] of interleaved words (a device array's view, say). */
+function interleaveInto(d: StsDigis, out: Uint32Array): void {
+  const n = d.channel.length, ch = d.channel, t = d.time;
+  for (let i = 0; i < n; i++) { out[2 * i] = ch[i]!; out[2 * i + 1] = t[i]!; }
+}
+
 /** u32[2n] interleaved words → (channel, time) arrays. */
 export function deinterleaveDigis(words: Uint32Array): StsDigis {
   const n = words.length >>> 1;
@@ -125,7 +132,9 @@ export async function stsSort(
     if (digis.channel.length !== digis.time.length) {
       throw new StsInputError(`channel (${digis.channel.length}) and time (${digis.time.length}) arrays differ in length`);
     }
-    input = await device.upload('u32', interleaveDigis(digis));
+    // Interleaved straight into the device array on host-mapped devices: no host staging copy.
+    const d = digis;
+    input = await uploadWith(device, 'u32', 2 * d.channel.length, (v) => interleaveInto(d, v));
     owned = true;
   }
   const n = input.length / 2;
@@ -152,7 +161,8 @@ export async function stsSort(
       result.device = out;
       out = undefined;
     } else {
-      const d = deinterleaveDigis(await out.read());
+      // Split straight from the device array (host-mapped devices): no intermediate copy.
+      const d = await readWith(out, deinterleaveDigis);
       result.channel = d.channel;
       result.time = d.time;
     }
@@ -191,9 +201,9 @@ function chunkShape(ctx: Ctx): { grid: number; block: number; threads: number } 
 
 /** Throws StsChannelRangeError when bad[0] names a digi. */
 async function checkBad(ctx: Ctx, bad: DeviceArray<'u32'>): Promise<void> {
-  const b = (await bad.read())[0]!;
+  const b = await readElement(bad, 0);
   if (b !== 0xffffffff) {
-    const ch = (await ctx.input.read(2 * b, 2 * b + 1))[0]!;
+    const ch = await readElement(ctx.input, 2 * b);
     throw new StsChannelRangeError(b, ch, ctx.nChannels);
   }
 }

@@ -3,6 +3,7 @@
 import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
 import type { DeviceArray } from '../../memory/deviceArray.js';
 import { scanSingle, scanTileApply, scanTileSums } from '../../kernels/sts.js';
+import { readElement } from '../../memory/hostAccess.js';
 
 export interface ScanShape {
   /** Threads per block (default 256). */
@@ -37,7 +38,7 @@ export async function exclusiveScan(
     launches.push(await device.launch(scanSingle, { grid: 1, block, sharedBytes: shared }, [sums, tiles, total]));
     // In place on WebGPU too: the runtime snapshots a read-only binding that aliases a writable one.
     launches.push(await device.launch(scanTileApply, { grid: tiles, block, sharedBytes: shared }, [input, output, sums, n, itemsPerThread]));
-    return (await total.read())[0]!;
+    return await readElement(total, 0);
   } finally {
     sums.free();
     total.free();
