@@ -50,7 +50,7 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
   const t0 = performance.now();
   const ds = generatePetData({ nFrames: n, seed: 1 });
   ctx.log(`pet: generated ${n} frames in ${(performance.now() - t0).toFixed(0)} ms`);
-  const memoryBytes = Math.min(4 * 2 ** 30 - 65536, Math.ceil((petMemoryBytes(n, ds.geometry) + (64 << 20)) / 65536) * 65536);
+  const memoryBytes = Math.min(4 * 2 ** 30 - 65536, Math.ceil((petMemoryBytes(n, ds.geometry, 'mapped') + (64 << 20)) / 65536) * 65536);
   const dev = await createDevice({ memoryBytes });
   const tables = { positionTable: ds.positionTable, energyTable: ds.energyTable };
   try {

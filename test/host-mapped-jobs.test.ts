@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevice, type Device } from '../src/device.js';
 import type { GpuDevice } from '../src/deviceApi.js';
 import { generatePetData } from '../src/jobs/pet/generate.js';
-import { runPet } from '../src/jobs/pet/run.js';
+import { petMemoryBytes, runPet } from '../src/jobs/pet/run.js';
 import { countModules } from '../src/ops/countModules.js';
-import { uploadPixelStore } from '../src/jobs/pixel/run.js';
+import { pixelClustering, uploadPixelStore } from '../src/jobs/pixel/run.js';
+import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import { packSoa, unpackSoa } from '../src/jobs/pixel/soa.js';
 import { stsSort } from '../src/jobs/sts/run.js';
 import { rng } from './helpers.js';
@@ -83,6 +84,24 @@ describe.each(BACKENDS)('on %s', (backend) => {
     }
   });
 
+  it('pixelClustering output "mapped": views of the store equal to the host copies, released by free()', async () => {
+    const ev = generatePixelEvent({ seed: 2, activeModules: 40, clustersPerModule: 6 });
+    const cols = { moduleInd: ev.moduleInd, xx: ev.xx, yy: ev.yy, adc: ev.adc };
+    const host = await pixelClustering(device(), cols, { seed: 1 });
+    const before = device().memoryInfo().allocations;
+    const mapped = await pixelClustering(device(), cols, { seed: 1, output: 'mapped' });
+    expect(mapped.mapped).toBe(device().hostMapped);
+    expect(host.mapped).toBe(false);
+    expect(Array.from(mapped.storeBytes)).toEqual(Array.from(host.storeBytes));
+    expect(Array.from(mapped.clusterId)).toEqual(Array.from(host.clusterId));
+    expect(Array.from(mapped.id)).toEqual(Array.from(host.id));
+    expect(mapped.clusterId.length).toBe(ev.n);
+    expect(device().memoryInfo().allocations).toBe(before + (device().hostMapped ? 1 : 0));
+    mapped.free();
+    host.free();
+    expect(device().memoryInfo().allocations).toBe(before);
+  });
+
   it('stsSort from {channel, time} to host arrays through views, odd and tiny sizes', async () => {
     const r = rng(4);
     for (const n of [0, 1, 2, 5, 333]) {
@@ -127,4 +146,18 @@ describe.each(['wasm', 'serial'] as const)('runPet on %s', (backend) => {
     expect(device().memoryInfo().allocations).toBe(before);
   });
 
+
+  it('petMemoryBytes counts the held outputs of a mapped run, and a mapped run fits it', async () => {
+    const ds = generatePetData({ nFrames: 5000, seed: 6 });
+    const cap = 8192;
+    expect(petMemoryBytes(5000, ds.geometry, 'mapped') - petMemoryBytes(5000, ds.geometry)).toBe(2 * cap * 16);
+    const small = await createDevice({ backend, workers: 1, memoryBytes: Math.ceil((petMemoryBytes(5000, ds.geometry, 'mapped') + (4 << 20)) / 65536) * 65536 });
+    try {
+      const r = await runPet(small, ds.frames, ds.geometry, { positionTable: ds.positionTable, energyTable: ds.energyTable }, { output: 'mapped' });
+      expect(r.sorted.time.length).toBeGreaterThan(0);
+      r.free();
+    } finally {
+      await small.destroy();
+    }
+  });
 });

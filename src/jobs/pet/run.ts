@@ -155,11 +155,15 @@ export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>
   return { result: data, mergePasses: passes };
 }
 
-/** Bytes of device memory runPet needs for n frames (upper bound). */
-export function petMemoryBytes(nFrames: number, geometry: PetGeometry): number {
+/**
+ * Bytes of device memory runPet needs for n frames (upper bound). With `output: 'mapped'` the
+ * split singles and sorted singles stay allocated until the result is freed: 2 × 16 bytes per
+ * record more.
+ */
+export function petMemoryBytes(nFrames: number, geometry: PetGeometry, output: 'host' | 'mapped' = 'host'): number {
   const s = geometrySizes(geometry);
   const cap = Math.max(nextPow2(nFrames), PET_SHAPES.sortTile);
-  return nFrames * FRAME_BYTES + 3 * cap * 16 /* two buffers + the split read-back */ + cap * 4 /* nextIndex */ + (cap / 2) * 36 /* pairs */ +
+  return (output === 'mapped' ? 2 * cap * 16 : 0) + nFrames * FRAME_BYTES + 3 * cap * 16 /* two buffers + the split read-back */ + cap * 4 /* nextIndex */ + (cap / 2) * 36 /* pairs */ +
     s.positionTableLength + s.energyTableLength * 4 + (s.positionTableLength / (geometry.positionSize ** 2)) * 256 * 8 +
     (cap / 128) * 8 + (1 << 20);
 }
@@ -233,7 +237,7 @@ export function validatePetInputs(frames: Uint8Array, geometry: PetGeometry, tab
   return { n, geometry: g, energyWindow: win, window: w };
 }
 
-/** Runs the whole PET job. Device memory needed: petMemoryBytes(n, geometry). */
+/** Runs the whole PET job. Device memory needed: petMemoryBytes(n, geometry, options.output). */
 export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: PetGeometry, tables: PetTables,
                              options: PetRunOptions = {}): Promise<PetRunResult> {
   const v = validatePetInputs(frames, geometry, tables, options);

@@ -68,6 +68,12 @@ export interface PixelClusteringOptions {
   block?: number;
   /** Schedule seed of the launches (serial backend). */
   seed?: number;
+  /**
+   * pixelClustering only. 'host' (default): `clusterId`, `id` and `storeBytes` are host copies.
+   * 'mapped': they are views of the device store (no copy; see DeviceArray.view), kept until
+   * `result.free()` or the device is destroyed; copies all the same on webgpu.
+   */
+  output?: 'host' | 'mapped';
 }
 
 export interface PixelClusteringResult {
@@ -138,6 +144,10 @@ export interface PixelRunResult extends PixelClusteringResult {
   id: Uint16Array;
   /** The store's bytes after the kernels (a CUDA dump of the same store compares byte for byte). */
   storeBytes: Uint8Array;
+  /** True when the arrays above are views of the device store (`output: 'mapped'` on a host-mapped device). */
+  mapped: boolean;
+  /** Frees the device store a mapped result's views show (their contents are then undefined); a no-op otherwise. */
+  free(): void;
 }
 
 /** Uploads an event, clusters it and reads everything back. */
@@ -145,11 +155,25 @@ export async function pixelClustering(
   device: GpuDevice, digis: PixelColumnsIn | { bytes: Uint8Array; maxFedWords: number; n?: number }, options: PixelClusteringOptions = {},
 ): Promise<PixelRunResult> {
   const store = await uploadPixelStore(device, digis);
+  let keep = false;
   try {
     const r = await clusterPixelStore(device, store, options);
+    if (options.output === 'mapped' && device.hostMapped) {
+      // The columns are aligned sub-ranges of the store, little-endian like every host wasm runs
+      // on: typed views of them need no copy either.
+      const bytes = store.bytes.view();
+      const at = (c: 'clus' | 'moduleInd') => bytes.byteOffset + store.layout.offsets[c];
+      keep = true;
+      return {
+        ...r, storeBytes: bytes, mapped: true,
+        clusterId: new Int32Array(bytes.buffer, at('clus'), store.n),
+        id: new Uint16Array(bytes.buffer, at('moduleInd'), store.n),
+        free: () => { if (!store.bytes.freed) store.bytes.free(); },
+      };
+    }
     const { bytes, columns } = await readPixelStore(store);
-    return { ...r, clusterId: columns.clus, id: columns.moduleInd, storeBytes: bytes };
+    return { ...r, clusterId: columns.clus, id: columns.moduleInd, storeBytes: bytes, mapped: false, free: () => undefined };
   } finally {
-    store.bytes.free();
+    if (!keep) store.bytes.free();
   }
 }
