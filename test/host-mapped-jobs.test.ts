@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevice, type Device } from '../src/device.js';
 import type { GpuDevice } from '../src/deviceApi.js';
 import { generatePetData } from '../src/jobs/pet/generate.js';
-import { petMemoryBytes, runPet } from '../src/jobs/pet/run.js';
+import { petMemoryBytes, PetOptionsError, runPet } from '../src/jobs/pet/run.js';
+import { PetFrameError } from '../src/jobs/pet/reference.js';
+import { TruncatedFrameError } from '../src/jobs/pet/format.js';
 import { countModules } from '../src/ops/countModules.js';
 import { pixelClustering, uploadPixelStore } from '../src/jobs/pixel/run.js';
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
@@ -158,6 +160,40 @@ describe.each(['wasm', 'serial'] as const)('runPet on %s', (backend) => {
       r.free();
     } finally {
       await small.destroy();
+    }
+  });
+
+  it('runPet reads frames already on the device (no upload), leaves them, and reports their bad frames', async () => {
+    const ds = generatePetData({ nFrames: 2000, seed: 8 });
+    const tables = { positionTable: ds.positionTable, energyTable: ds.energyTable };
+    const host = await runPet(device(), ds.frames, ds.geometry, tables);
+    const frames = device().alloc('u8', ds.frames.length);
+    try {
+      frames.view().set(ds.frames);
+      const onDevice = await runPet(device(), frames, ds.geometry, tables);
+      expect(Array.from(onDevice.sorted.time)).toEqual(Array.from(host.sorted.time));
+      expect(onDevice.pairs.count).toBe(host.pairs.count);
+      expect(frames.freed).toBe(false);
+      expect(Array.from(frames.view(0, 64))).toEqual(Array.from(ds.frames.subarray(0, 64)));
+      // A frame whose BDM is outside the geometry: the same PetFrameError text as from host frames.
+      const bad = ds.frames.slice();
+      bad[16 * 1234 + 1] = 250;
+      frames.view().set(bad);
+      const fromHost = await runPet(device(), bad, ds.geometry, tables).catch((e: Error) => e);
+      const fromDevice = await runPet(device(), frames, ds.geometry, tables).catch((e: Error) => e);
+      expect(fromDevice).toBeInstanceOf(PetFrameError);
+      expect((fromDevice as Error).message).toBe((fromHost as Error).message);
+      expect((fromDevice as Error).message).toContain('frame 1234');
+    } finally {
+      frames.free();
+    }
+    const ragged = device().alloc('u8', 17);
+    const wrongType = device().alloc('u32', 16);
+    try {
+      await expect(runPet(device(), ragged, ds.geometry, tables)).rejects.toThrow(TruncatedFrameError);
+      await expect(runPet(device(), wrongType as never, ds.geometry, tables)).rejects.toThrow(PetOptionsError);
+    } finally {
+      ragged.free(); wrongType.free();
     }
   });
 });

@@ -207,9 +207,9 @@ function toPairs(s: PetSingles, first: Uint32Array, count: number): CoincidenceP
   return p;
 }
 
-function describeBadFrame(frames: Uint8Array, i: number, g: PetGeometry): string {
+/** Why frame i (whose 16 bytes start at `o` of `frames`) addresses outside the geometry. */
+function describeBadFrame(frames: Uint8Array, i: number, g: PetGeometry, o = i * FRAME_BYTES): string {
   const s = geometrySizes(g);
-  const o = i * FRAME_BYTES;
   const du = frames[o]! & 0x0f, bdm = frames[o + 1]!, x = frames[o + 10]!, y = frames[o + 11]!;
   if (bdm >= s.bdmCount) return `frame ${i}: BDM ${bdm} >= BDM count ${s.bdmCount}`;
   if (du >= g.duNum) return `frame ${i}: DU ${du} >= DU count ${g.duNum}`;
@@ -217,9 +217,11 @@ function describeBadFrame(frames: Uint8Array, i: number, g: PetGeometry): string
 }
 
 /** Checks everything runPet can check on the host; throws the typed errors of format.ts/geometry.ts/reference.ts. */
-export function validatePetInputs(frames: Uint8Array, geometry: PetGeometry, tables: PetTables, options: PetRunOptions = {}):
+export function validatePetInputs(frames: Uint8Array | DeviceArray<'u8'>, geometry: PetGeometry, tables: PetTables, options: PetRunOptions = {}):
   { n: number; geometry: Readonly<PetGeometry>; energyWindow: readonly [number, number] | null; window: number } {
-  if (!(frames instanceof Uint8Array)) throw new PetOptionsError('frames must be a Uint8Array of 16-byte DataFrameV2 records');
+  if (!(frames instanceof Uint8Array) && !(isDeviceArray(frames) && frames.dtype === 'u8')) {
+    throw new PetOptionsError('frames must be a Uint8Array of 16-byte DataFrameV2 records, or a u8 device array of them');
+  }
   const n = frameCount(frames);
   const g = validateGeometry(geometry);
   if (tables === null || typeof tables !== 'object') throw new PetOptionsError('tables must be { positionTable, energyTable }');
@@ -237,8 +239,16 @@ export function validatePetInputs(frames: Uint8Array, geometry: PetGeometry, tab
   return { n, geometry: g, energyWindow: win, window: w };
 }
 
-/** Runs the whole PET job. Device memory needed: petMemoryBytes(n, geometry, options.output). */
-export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: PetGeometry, tables: PetTables,
+function isDeviceArray(x: unknown): x is DeviceArray {
+  return typeof x === 'object' && x !== null && 'dtype' in x && 'byteOffset' in x && typeof (x as DeviceArray).read === 'function';
+}
+
+/**
+ * Runs the whole PET job. Device memory needed: petMemoryBytes(n, geometry, options.output).
+ * `frames` may already be on the device (a u8 array of `device`, filled through `view()` or
+ * read from a file into it): then nothing is uploaded and the array is left as it was.
+ */
+export async function runPet(device: GpuDevice, frames: Uint8Array | DeviceArray<'u8'>, geometry: PetGeometry, tables: PetTables,
                              options: PetRunOptions = {}): Promise<PetRunResult> {
   const v = validatePetInputs(frames, geometry, tables, options);
   const g = v.geometry;
@@ -260,7 +270,7 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
   const t0 = performance.now();
   try {
     // ---- upload
-    const dFrames = keep(await device.upload('u8', n > 0 ? frames : new Uint8Array(16)));
+    const dFrames = frames instanceof Uint8Array ? keep(await device.upload('u8', n > 0 ? frames : new Uint8Array(16))) : frames;
     const dPos = keep(await device.upload('u8', tables.positionTable));
     const dEnergy = keep(await device.upload('f32', tables.energyTable));
     const geoWords = new Uint32Array([s.bdmCount, g.duNum, g.positionSize, s.crystalsPerDu, s.bdmPerRing, g.blockNumY,
@@ -284,7 +294,10 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
         [dFrames, n, bufA, bufB, counters, dPos, dLut, dEnergy, dGeo, win ? win[0] : 0, win ? win[1] : 0, win ? 1 : 0, badFrame, ce]);
     }
     const bad = await readElement(badFrame, 0);
-    if (bad !== NO_BAD_FRAME) throw new PetFrameError(describeBadFrame(frames, bad, g));
+    if (bad !== NO_BAD_FRAME) {
+      throw new PetFrameError(frames instanceof Uint8Array ? describeBadFrame(frames, bad, g)
+        : describeBadFrame(await frames.read(bad * FRAME_BYTES, (bad + 1) * FRAME_BYTES), bad, g, 0));
+    }
     const m = await readElement(counters, 0);
     const t2 = performance.now();
     progress('convert', 1, 1);
