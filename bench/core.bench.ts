@@ -1,12 +1,13 @@
 // The core benchmarks of issue #2: vecMax over 64M f32 (1 worker, all workers, plain JS,
 // native C at the same thread counts), countModules over 50M digis (simt vs native C), and the
 // empty-launch latency.
-import { createDevice } from '../src/device.js';
+import { createDevice, type Device } from '../src/device.js';
+import { countModules } from '../src/ops/countModules.js';
 import { kernels } from '../src/index.js';
 import { moduleIdsForBench, randomF32 } from '../src/data/synthetic.js';
 import { countModulesReference } from '../src/jobs/pixel/reference.js';
 import { buildNative, runNative } from './native/index.js';
-import { measure, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
+import { measure, median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
 async function vecMaxBench(ctx: BenchContext): Promise<BenchRecord[]> {
   const n = ctx.quick ? 4 << 20 : 64 << 20;
@@ -53,7 +54,7 @@ async function countModulesBench(ctx: BenchContext): Promise<BenchRecord[]> {
   const out: BenchRecord[] = [];
   const ids = moduleIdsForBench(n, 1800, 0.01, 1);
   const ref = countModulesReference(ids, 1856);
-  const dev = await createDevice({ memoryBytes: n * 6 + (64 << 20), workers: ctx.workers });
+  const dev = await createDevice({ memoryBytes: n * 8 + (64 << 20), workers: ctx.workers }); // the op end to end holds 8n bytes at most
   try {
     const id = await dev.upload('u16', ids);
     const ms = dev.alloc('u32', 1858);
@@ -69,6 +70,8 @@ async function countModulesBench(ctx: BenchContext): Promise<BenchRecord[]> {
       if (count !== ref.count) throw new Error(`countModules: simt found ${count}, reference ${ref.count}`);
       out.push(record('countModules', 'simt-wasm', n, r.median, { bytes: 6 * n, workers, times: r.samples, modules: count }));
     }
+    id.free(); ms.free(); cid.free();
+    out.push(...await countModulesEndToEnd(dev, ids, ref.count, ctx));
   } finally {
     await dev.destroy();
   }
@@ -81,6 +84,36 @@ async function countModulesBench(ctx: BenchContext): Promise<BenchRecord[]> {
       out.push(record('countModules', 'native-c', n, r.msMedian, { bytes: 6 * n, workers: threads, times: r.msAll, modules: Number(r.result) }));
     }
   } else ctx.log(`native countModules skipped: ${native.note}`);
+  return out;
+}
+
+/**
+ * The countModules op end to end (host ids in, moduleStart and clusterId out) against the launch
+ * inside it, run after run: what the host side adds to the kernel.
+ */
+async function countModulesEndToEnd(dev: Device, ids: Uint16Array, expected: number, ctx: BenchContext): Promise<BenchRecord[]> {
+  const n = ids.length;
+  const out: BenchRecord[] = [];
+  // host: ids copied in, clusterId copied out; mapped: clusterId left as a view; device ids: the
+  // ids produced in device memory (here: copied in untimed) and clusterId mapped — no copy at all.
+  const devIds = dev.alloc('u16', n);
+  devIds.view().set(ids);
+  for (const mode of ['host', 'mapped', 'device ids, mapped'] as const) {
+    const walls: number[] = [], kernelMs: number[] = [];
+    for (let r = -2; r < 15; r++) {
+      const t0 = performance.now();
+      const res = await countModules(dev, mode === 'device ids, mapped' ? devIds : ids, { nMaxModules: 1856, output: mode === 'host' ? 'host' : 'mapped' });
+      const wall = performance.now() - t0;
+      res.free();
+      if (res.count !== expected) throw new Error(`countModules op: found ${res.count}, reference ${expected}`);
+      if (r < 0) continue; // warm-up
+      walls.push(wall); kernelMs.push(res.stats.elapsedMs);
+    }
+    const name = mode === 'host' ? 'countModules/op end-to-end' : `countModules/op end-to-end, ${mode === 'mapped' ? 'mapped output' : 'device ids, mapped output'}`;
+    out.push(record(name, 'simt-wasm', n, median(walls), { workers: dev.workers, samples: walls.length, kernelMs: median(kernelMs) }));
+    ctx.log(`  ${name} n=${n}: ${median(walls).toFixed(1)} ms (kernel ${median(kernelMs).toFixed(1)} ms)`);
+  }
+  devIds.free();
   return out;
 }
 

@@ -1,7 +1,9 @@
 // PET pipeline (seed 001) benchmarks: each stage and the whole job, on generated frames, at
 // 1M and 16M frames (quick: 64K). `ms` of a stage is its median over the runs; the
 // "compute" record is convert + sort + coincidences (what a native pipeline's timing covers:
-// no host↔device copies), "end-to-end" adds the uploads and the read-back of every output.
+// no host↔device copies), "end-to-end" adds the uploads and the read-back of every output
+// (host copies), "end-to-end, mapped outputs" the same with the outputs left as views of device
+// memory (runPet's output: 'mapped').
 // Reference point: native C++/OpenMP on a 2-core machine does convert + radix sort +
 // coincidences of 16M frames in ~0.9 s.
 import { type BenchContext, type BenchRecord, type BenchSuite, median, progress, record } from './harness.js';
@@ -50,14 +52,30 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
   const t0 = performance.now();
   const ds = generatePetData({ nFrames: n, seed: 1 });
   progress(`pet: generated ${n} frames in ${(performance.now() - t0).toFixed(0)} ms; ${runs} runs`);
-  const memoryBytes = Math.min(4 * 2 ** 30 - 65536, Math.ceil((petMemoryBytes(n, ds.geometry) + (64 << 20)) / 65536) * 65536);
+  const memoryBytes = Math.min(4 * 2 ** 30 - 65536, Math.ceil((petMemoryBytes(n, ds.geometry, 'mapped') + n * 16 /* the device frames */ + (64 << 20)) / 65536) * 65536);
   const dev = await createDevice({ memoryBytes, workers: ctx.workers });
   const tables = { positionTable: ds.positionTable, energyTable: ds.energyTable };
   try {
     // Warm-up: V8's baseline tier and the first touch of the device memory's pages.
     for (let k = 0; k < 2; k++) await runPet(dev, ds.frames, ds.geometry, tables);
     const results: PetRunResult[] = [];
-    for (let k = 0; k < runs; k++) results.push(await runPet(dev, ds.frames, ds.geometry, tables));
+    // Each run also once with mapped outputs (views of device memory, no read-back copies), in
+    // turn, so both see the same machine load.
+    // And with the frames already in device memory (no upload either: what a reader that fills
+    // array.view() from the file gets).
+    const mappedTotals: number[] = [], mappedComputes: number[] = [], zeroTotals: number[] = [], zeroComputes: number[] = [];
+    const dFrames = dev.alloc('u8', ds.frames.length);
+    dFrames.view().set(ds.frames);
+    for (let k = 0; k < runs; k++) {
+      results.push(await runPet(dev, ds.frames, ds.geometry, tables));
+      for (const frames of [ds.frames, dFrames]) {
+        const r = await runPet(dev, frames, ds.geometry, tables, { output: 'mapped' });
+        (frames === dFrames ? zeroTotals : mappedTotals).push(r.timings.total);
+        (frames === dFrames ? zeroComputes : mappedComputes).push(r.timings.convert + r.timings.sort + r.timings.coincidences);
+        r.free();
+      }
+    }
+    dFrames.free();
     const last = results[results.length - 1]!;
     const m = last.sorted.time.length;
     const stage = (s: (typeof STAGES)[number]) => median(results.map((r) => r.timings[s]));
@@ -78,6 +96,8 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
       record('pet/coincidences', 'simt-wasm', m, stage('coincidences'), { ...extra, minMs: stageMin('coincidences'), times: times('coincidences') }),
       record('pet/compute (convert+sort+coincidences)', 'simt-wasm', n, compute, { ...extra, minMs: Math.min(...computes), times: computes }),
       record('pet/end-to-end', 'simt-wasm', n, stage('total'), { ...extra, uploadMs: stage('upload'), downloadMs: stage('download'), minMs: stageMin('total'), times: times('total') }),
+      record('pet/end-to-end, mapped outputs', 'simt-wasm', n, median(mappedTotals), { ...extra, computeMs: median(mappedComputes), minMs: Math.min(...mappedTotals), times: mappedTotals }),
+      record('pet/end-to-end, device frames + mapped outputs', 'simt-wasm', n, median(zeroTotals), { ...extra, computeMs: median(zeroComputes), minMs: Math.min(...zeroTotals), times: zeroTotals }),
     ];
     for (const [k, v] of perKernel) out.push(record(`pet/kernel/${k}`, 'simt-wasm', n, median(v), { ...extra, times: v }));
     out.push(...nativeRecords(ds, ctx, runs));

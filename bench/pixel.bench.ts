@@ -2,7 +2,7 @@
 // ~175k-digi event and on ~50M digis (copies of events back to back).
 import { createDevice } from '../src/device.js';
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
-import { clusterPixelStore, uploadPixelStore } from '../src/jobs/pixel/run.js';
+import { clusterPixelStore, pixelClustering, uploadPixelStore } from '../src/jobs/pixel/run.js';
 import { median, progress, record, type BenchRecord, type BenchSuite } from './harness.js';
 
 interface Cols { moduleInd: Uint16Array; xx: Uint16Array; yy: Uint16Array; adc: Uint16Array }
@@ -50,6 +50,22 @@ export const suite: BenchSuite = {
           for (const l of res.launches) (per[l.kernel] ??= []).push(l.elapsedMs);
         }
         store.bytes.free();
+        // End to end: columns in, cluster ids, module ids and the store's bytes out (pixelClustering),
+        // against the kernels' part of the same runs; 'mapped': the outputs left as views of the device store.
+        const walls: number[] = [], kernels: number[] = [], mappedWalls: number[] = [], mappedKernels: number[] = [];
+        for (let r = -1; r < reps; r++) {
+          for (const output of ['host', 'mapped'] as const) {
+            const t0 = performance.now();
+            const res = await pixelClustering(dev, c.cols, { nMaxModules, output });
+            const wall = performance.now() - t0;
+            res.free();
+            if (r < 0) continue;
+            (output === 'host' ? walls : mappedWalls).push(wall);
+            (output === 'host' ? kernels : mappedKernels).push(res.ms);
+          }
+        }
+        out.push(record(`pixel/${c.name}/end-to-end`, 'simt-wasm', n, median(walls), { workers: dev.workers, times: walls, computeMs: median(kernels) }));
+        out.push(record(`pixel/${c.name}/end-to-end, mapped outputs`, 'simt-wasm', n, median(mappedWalls), { workers: dev.workers, times: mappedWalls, computeMs: median(mappedKernels) }));
         out.push(record(`pixel/${c.name}/total`, 'simt-wasm', n, median(total), { workers: dev.workers, times: total }));
         for (const [k, v] of Object.entries(per)) out.push(record(`pixel/${c.name}/${k}`, 'simt-wasm', n, median(v), { workers: dev.workers, times: v }));
       }

@@ -1,6 +1,6 @@
 // STS digi sorting (seed 004): every stsSort method at 1M and 32M digis, 1k and 100k channels,
 // with the native C counting sort (bench/native/sts.c, OpenMP) in the same run.
-import { createDevice } from '../src/device.js';
+import { createDevice, type Device } from '../src/device.js';
 import { stsDigisForBench, stsSortByChannelReference } from '../src/data/synthetic.js';
 import { stsSort, STS_SORT_METHODS } from '../src/jobs/sts/run.js';
 import { buildNative, runNative } from './native/index.js';
@@ -11,6 +11,26 @@ async function timeRuns(reps: number, fn: () => Promise<number>): Promise<number
   const xs: number[] = [];
   for (let r = 0; r < reps; r++) xs.push(await fn());
   return xs;
+}
+
+/**
+ * stsSort end to end: host {channel, time} arrays in, host arrays out (default method), against
+ * its own device part (`ms`) in the same runs: what the upload and read-back add.
+ */
+async function endToEnd(dev: Device, words: Uint32Array, channels: number, reps: number): Promise<BenchRecord> {
+  const n = words.length / 2;
+  const digis = { channel: new Uint32Array(n), time: new Uint32Array(n) };
+  for (let i = 0; i < n; i++) { digis.channel[i] = words[2 * i]!; digis.time[i] = words[2 * i + 1]!; }
+  const walls: number[] = [], device: number[] = [];
+  for (let r = -1; r < reps; r++) {
+    const t0 = performance.now();
+    const res = await stsSort(dev, digis, { nChannels: channels });
+    const wall = performance.now() - t0;
+    if (res.channel!.length !== n) throw new Error('stsSort end-to-end: wrong output length');
+    if (r < 0) continue; // warm-up
+    walls.push(wall); device.push(res.ms);
+  }
+  return record('stsSort/chunked end-to-end', 'simt-wasm', n, median(walls), { bytes: 16 * n, workers: dev.workers, samples: walls.length, channels, computeMs: median(device) });
 }
 
 export const suite: BenchSuite = {
@@ -48,6 +68,8 @@ export const suite: BenchSuite = {
             if (!ok) ctx.log(`sts: ${method} n=${n} channels=${channels}: output differs from the reference`);
           }
           input.free();
+          out.push(await endToEnd(dev, words, channels, n > 1_000_000 ? 5 : 9));
+          ctx.log(`  sts chunked end-to-end n=${n} k=${channels}: ${out[out.length - 1]!.ms.toFixed(1)} ms (device part ${(out[out.length - 1]!['computeMs'] as number).toFixed(1)} ms)`);
           if (native.ok) {
             progress(`stsSort native-c n=${n} channels=${channels}`);
             const r = await runNative('stsSortByChannel', { n, seed: 1, threads: dev.workers, repeat: 7, extra: { channels } });

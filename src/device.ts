@@ -218,6 +218,8 @@ export class Device implements GpuDevice {
   /** Set when `backend: 'auto'` found no WebGPU adapter: why this wasm device was returned instead. */
   readonly fallbackReason: string | undefined;
   readonly memory: WasmMemory;
+  /** Device memory is host memory: `array.view()` reads and writes arrays in place. */
+  readonly hostMapped = true;
   private readonly heap: HeapAllocator;
   private readonly pool: WorkerPool;
   /** `moduleId/kernel` → the launch index (kernels of every loaded module, in load order). */
@@ -559,12 +561,21 @@ export class WasmDeviceArray<D extends DType> extends DeviceArrayBase<D> impleme
   }
 
   /**
-   * A live view of the device memory (no copy). Valid only while no launch is running on the
-   * device; prefer `read()`.
+   * The elements [start, end) in place: a typed array over the device's shared memory, no copy
+   * (the DeviceArray interface states the lifetime rules). The memory never grows (its initial
+   * and maximum sizes are equal), so `memory.buffer` is one SharedArrayBuffer for the device's
+   * life and a view never goes stale for that reason.
    */
+  view(start?: number, end?: number): TypedArrayOf[D] {
+    this.checkLive('view');
+    if (this.device.isDestroyed) throw new DeviceDestroyedError('view: the device was destroyed');
+    const [s, e] = this.range(start, end, 'view');
+    return viewOf(this.dtype, this.device.memory.buffer, this.byteOffset + s * DTYPES[this.dtype].bytes, e - s);
+  }
+
+  /** @deprecated The same as `view()`. */
   unsafeView(): TypedArrayOf[D] {
-    this.checkLive('unsafeView');
-    return viewOf(this.dtype, this.device.memory.buffer, this.byteOffset, this.length);
+    return this.view();
   }
 
   async upload(data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>, offset = 0): Promise<void> {

@@ -64,6 +64,11 @@ export interface GpuDevice {
    * never fall back, which may leave it out).
    */
   readonly fallbackReason?: string | undefined;
+  /**
+   * True where device memory is host memory ('wasm', 'serial': one shared WebAssembly.Memory), so
+   * `array.view()` fills and reads arrays in place; false on 'webgpu' (copies only).
+   */
+  readonly hostMapped: boolean;
   alloc<D extends DType>(dtype: D, length: number): DeviceArray<D>;
   upload<D extends DType>(dtype: D, data: TypedArrayOf[D] | ArrayLike<ScalarOf<D>>): Promise<DeviceArray<D>>;
   /**

@@ -129,8 +129,14 @@ export class DeviceLostError extends SimtError {}
 /** A backend that cannot run here (e.g. no WebGPU adapter), or an unknown backend name. */
 export class BackendUnavailableError extends SimtError {}
 
+/**
+ * `view()` on a device whose memory the host cannot address (WebGPU: device memory is the GPU's
+ * own; use read()/upload(), or the copying fallbacks of `readWith`/`uploadWith`).
+ */
+export class NotHostMappedError extends SimtError {}
+
 pinErrorNames({
   SimtError, OutOfDeviceMemoryError, MemorySizeError, UseAfterFreeError, BufferMismatchError, DeviceOptionError, LaunchConfigError,
   SharedMemoryLimitError, KernelArgumentError, KernelError, KernelTimeoutError, LaunchAbortedError, DeviceDestroyedError, WorkerLostError,
-  DeviceLostError, BackendUnavailableError,
+  DeviceLostError, BackendUnavailableError, NotHostMappedError,
 });

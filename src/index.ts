@@ -3,6 +3,7 @@ export { createDevice, Device, DEFAULT_MEMORY_BYTES, DEFAULT_SHARED_LIMIT } from
 export type { Backend, DeviceOptions } from './device.js';
 export type { BackendName, GpuDevice, KernelArg, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from './deviceApi.js';
 export type { DeviceArray } from './memory/deviceArray.js';
+export { readElement, readWith, uploadWith } from './memory/hostAccess.js';
 export { defineKernel } from './kernel.js';
 export type { Kernel, Param, ParamSpec, ScalarDType } from './kernel.js';
 export type { ArgOf, LaunchArgs, LaunchArgsParam, NamedLaunchArgs, PositionalLaunchArgs } from './launchTypes.js';

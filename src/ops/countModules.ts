@@ -18,6 +18,12 @@ export interface CountModulesOptions {
   shape?: Partial<Shape>;
   /** Schedule seed (serial backend). */
   seed?: number;
+  /**
+   * 'host' (default): `clusterId` is a host copy. 'mapped': it is a view of the device array
+   * (no copy; see DeviceArray.view), kept until `result.free()` or the device is destroyed; a
+   * copy all the same on a device without host mapping (webgpu).
+   */
+  output?: 'host' | 'mapped';
 }
 
 export interface CountModulesResult {
@@ -32,6 +38,10 @@ export interface CountModulesResult {
   /** clusterId[i] = i for every digi (the findClus initialisation). */
   clusterId: Int32Array;
   stats: LaunchStats;
+  /** True when `clusterId` is a view of device memory (`output: 'mapped'` on a host-mapped device). */
+  mapped: boolean;
+  /** Frees the device array a mapped `clusterId` shows (its contents are then undefined); a no-op otherwise. */
+  free(): void;
 }
 
 /**
@@ -46,9 +56,13 @@ export async function countModules(device: GpuDevice, ids: Uint16Array | DeviceA
   const owned = ids instanceof Uint16Array;
   const id = owned ? await device.upload('u16', ids) : ids;
   const n = id.length;
-  const moduleStart = device.alloc('u32', nMax + 2);
-  const clusterId = device.alloc('i32', n);
+  const mapped = options.output === 'mapped' && device.hostMapped;
+  let keepClusterId = false;
+  let moduleStart: DeviceArray<'u32'> | undefined;
+  let clusterId: DeviceArray<'i32'> | undefined;
   try {
+    moduleStart = device.alloc('u32', nMax + 2);
+    clusterId = device.alloc('i32', n);
     await moduleStart.fill(0);
     const s = { ...gridStrideShape(device, n), ...options.shape };
     const stats = await device.launch(countModulesKernel, { grid: s.grid, block: s.block, seed: options.seed },
@@ -56,13 +70,16 @@ export async function countModules(device: GpuDevice, ids: Uint16Array | DeviceA
     const ms = await moduleStart.read();
     const count = ms[0]!;
     const raw = ms.slice(1, 1 + Math.min(count, nMax + 1));
+    const cid = clusterId;
+    keepClusterId = mapped;
     return {
       count, moduleStartRaw: raw, moduleStartSorted: raw.slice().sort(), moduleStart: ms,
-      clusterId: await clusterId.read(), stats,
+      clusterId: mapped ? cid.view() : await cid.read(), stats, mapped,
+      free: () => { if (mapped && !cid.freed) cid.free(); },
     };
   } finally {
-    moduleStart.free();
-    clusterId.free();
+    moduleStart?.free();
+    if (!keepClusterId) clusterId?.free();
     if (owned) id.free();
   }
 }

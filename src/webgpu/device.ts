@@ -12,6 +12,7 @@ import { type Dim3, toDim3 } from '../dims.js';
 import {
   BufferMismatchError, DeviceDestroyedError, KernelArgumentError, KernelError, KernelTimeoutError, LaunchAbortedError,
   LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError, SharedMemoryLimitError, UseAfterFreeError,
+  NotHostMappedError,
 } from '../errors.js';
 import type { Kernel, Param, ParamSpec } from '../kernel.js';
 import type { LaunchArgsParam } from '../launchTypes.js';
@@ -84,6 +85,8 @@ export class WebGpuDevice implements GpuDevice {
   readonly maxThreadsPerBlock: number;
   /** Set only on wasm devices that `backend: 'auto'` fell back to. */
   readonly fallbackReason: string | undefined = undefined;
+  /** GPU memory is not the host's: `view()` throws NotHostMappedError; read()/upload() copy. */
+  readonly hostMapped = false;
   readonly memoryBytes: number;
   readonly adapterInfo: WebGpuAdapterInfo;
   /** The WebGPU context: holds dawn.node's create() object alive until destroy(). */
@@ -507,6 +510,12 @@ export class WebGpuDeviceArray<D extends DType> extends DeviceArrayBase<D> imple
       host.fill(value);
       await this.writeBytes(at, new Uint8Array(host.buffer));
     });
+  }
+
+  /** No host view of GPU memory: read()/upload() (or readWith/uploadWith, which copy here). */
+  view(): TypedArrayOf[D] {
+    this.checkLive('view');
+    throw new NotHostMappedError(`view: a webgpu array lives in GPU memory the host cannot address; use read()/upload() (device.hostMapped is false)`);
   }
 
   free(): void {

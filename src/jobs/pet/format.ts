@@ -74,7 +74,7 @@ export function duOf(headAndDU: number): number {
 }
 
 /** Number of whole frames in a buffer; throws TruncatedFrameError if the length is not a multiple of 16. */
-export function frameCount(bytes: Uint8Array): number {
+export function frameCount(bytes: { readonly length: number }): number {
   if (bytes.length % FRAME_BYTES !== 0) {
     throw new TruncatedFrameError(
       `frame buffer length ${bytes.length} is not a multiple of ${FRAME_BYTES} bytes ` +

@@ -13,6 +13,7 @@ import {
   petMergeLevels, petMergeRanks, petPadSingles, petSortTiles, petSplitSingles,
 } from '../../kernels/pet.js';
 import { deviceExclusiveScan } from '../../ops/scan.js';
+import { readElement } from '../../memory/hostAccess.js';
 import { FRAME_BYTES, frameCount } from './format.js';
 import { geometrySizes, type PetGeometry, validateGeometry, validateTables } from './geometry.js';
 import {
@@ -33,6 +34,12 @@ export interface PetRunOptions {
   window?: number;
   /** Called after each stage and each merge pass: (stage, done, total). */
   onProgress?: (stage: string, done: number, total: number) => void;
+  /**
+   * 'host' (default): `singles` and `sorted` are host copies. 'mapped': they are views of device
+   * arrays the result keeps (no copy, see DeviceArray.view) until `result.free()` or the device
+   * is destroyed; on a device without host mapping (webgpu) they are copies all the same.
+   */
+  output?: 'host' | 'mapped';
 }
 
 /** SinglesStruct as a structure of arrays. */
@@ -64,6 +71,10 @@ export interface PetRunResult {
   /** Merge passes after the 1024-tile sort. */
   mergePasses: number;
   launches: LaunchStats[];
+  /** True when `singles`/`sorted` are views of device memory (`output: 'mapped'` on a host-mapped device). */
+  mapped: boolean;
+  /** Frees the device arrays a mapped result's views show (their contents are then undefined); a no-op otherwise. */
+  free(): void;
 }
 
 export class PetOptionsError extends Error {
@@ -144,24 +155,39 @@ export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>
   return { result: data, mergePasses: passes };
 }
 
-/** Bytes of device memory runPet needs for n frames (upper bound). */
-export function petMemoryBytes(nFrames: number, geometry: PetGeometry): number {
+/**
+ * Bytes of device memory runPet needs for n frames (upper bound). With `output: 'mapped'` the
+ * split singles and sorted singles stay allocated until the result is freed: 2 × 16 bytes per
+ * record more.
+ */
+export function petMemoryBytes(nFrames: number, geometry: PetGeometry, output: 'host' | 'mapped' = 'host'): number {
   const s = geometrySizes(geometry);
   const cap = Math.max(nextPow2(nFrames), PET_SHAPES.sortTile);
-  return nFrames * FRAME_BYTES + 3 * cap * 16 /* two buffers + the split read-back */ + cap * 4 /* nextIndex */ + (cap / 2) * 36 /* pairs */ +
+  return (output === 'mapped' ? 2 * cap * 16 : 0) + nFrames * FRAME_BYTES + 3 * cap * 16 /* two buffers + the split read-back */ + cap * 4 /* nextIndex */ + (cap / 2) * 36 /* pairs */ +
     s.positionTableLength + s.energyTableLength * 4 + (s.positionTableLength / (geometry.positionSize ** 2)) * 256 * 8 +
     (cap / 128) * 8 + (1 << 20);
 }
 
-/** Reads `count` SinglesStruct records of `buf` as three arrays, split on the device. */
-async function readSingles(device: GpuDevice, buf: DeviceArray<'u32'>, count: number, launches: LaunchStats[]): Promise<PetSingles> {
+/**
+ * Reads `count` SinglesStruct records of `buf` as three arrays, split on the device. With `held`
+ * (a host-mapped device) the arrays are views of the split device arrays, which are pushed on
+ * `held` for the caller to free: no copy. Otherwise they are host copies.
+ */
+async function readSingles(device: GpuDevice, buf: DeviceArray<'u32'>, count: number, launches: LaunchStats[],
+                           held?: DeviceArray[]): Promise<PetSingles> {
   if (count === 0) return { crystal: new Uint32Array(0), energy: new Float32Array(0), time: new Float64Array(0) };
   const c = device.alloc('u32', count), e = device.alloc('f32', count), t = device.alloc('f64', count);
+  let keep = false;
   try {
     launches.push(await device.launch(petSplitSingles, { grid: Math.min(4096, Math.ceil(count / 256)), block: 256 }, [buf, count, c, e, t]));
+    if (held && device.hostMapped) {
+      held.push(c, e, t);
+      keep = true;
+      return { crystal: c.view(), energy: e.view(), time: t.view() };
+    }
     return { crystal: await c.read(), energy: await e.read(), time: await t.read() };
   } finally {
-    c.free(); e.free(); t.free();
+    if (!keep) { c.free(); e.free(); t.free(); }
   }
 }
 
@@ -181,9 +207,9 @@ function toPairs(s: PetSingles, first: Uint32Array, count: number): CoincidenceP
   return p;
 }
 
-function describeBadFrame(frames: Uint8Array, i: number, g: PetGeometry): string {
+/** Why frame i (whose 16 bytes start at `o` of `frames`) addresses outside the geometry. */
+function describeBadFrame(frames: Uint8Array, i: number, g: PetGeometry, o = i * FRAME_BYTES): string {
   const s = geometrySizes(g);
-  const o = i * FRAME_BYTES;
   const du = frames[o]! & 0x0f, bdm = frames[o + 1]!, x = frames[o + 10]!, y = frames[o + 11]!;
   if (bdm >= s.bdmCount) return `frame ${i}: BDM ${bdm} >= BDM count ${s.bdmCount}`;
   if (du >= g.duNum) return `frame ${i}: DU ${du} >= DU count ${g.duNum}`;
@@ -191,9 +217,11 @@ function describeBadFrame(frames: Uint8Array, i: number, g: PetGeometry): string
 }
 
 /** Checks everything runPet can check on the host; throws the typed errors of format.ts/geometry.ts/reference.ts. */
-export function validatePetInputs(frames: Uint8Array, geometry: PetGeometry, tables: PetTables, options: PetRunOptions = {}):
+export function validatePetInputs(frames: Uint8Array | DeviceArray<'u8'>, geometry: PetGeometry, tables: PetTables, options: PetRunOptions = {}):
   { n: number; geometry: Readonly<PetGeometry>; energyWindow: readonly [number, number] | null; window: number } {
-  if (!(frames instanceof Uint8Array)) throw new PetOptionsError('frames must be a Uint8Array of 16-byte DataFrameV2 records');
+  if (!(frames instanceof Uint8Array) && !(isDeviceArray(frames) && frames.dtype === 'u8')) {
+    throw new PetOptionsError('frames must be a Uint8Array of 16-byte DataFrameV2 records, or a u8 device array of them');
+  }
   const n = frameCount(frames);
   const g = validateGeometry(geometry);
   if (tables === null || typeof tables !== 'object') throw new PetOptionsError('tables must be { positionTable, energyTable }');
@@ -211,8 +239,16 @@ export function validatePetInputs(frames: Uint8Array, geometry: PetGeometry, tab
   return { n, geometry: g, energyWindow: win, window: w };
 }
 
-/** Runs the whole PET job. Device memory needed: petMemoryBytes(n, geometry). */
-export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: PetGeometry, tables: PetTables,
+function isDeviceArray(x: unknown): x is DeviceArray {
+  return typeof x === 'object' && x !== null && 'dtype' in x && 'byteOffset' in x && typeof (x as DeviceArray).read === 'function';
+}
+
+/**
+ * Runs the whole PET job. Device memory needed: petMemoryBytes(n, geometry, options.output).
+ * `frames` may already be on the device (a u8 array of `device`, filled through `view()` or
+ * read from a file into it): then nothing is uploaded and the array is left as it was.
+ */
+export async function runPet(device: GpuDevice, frames: Uint8Array | DeviceArray<'u8'>, geometry: PetGeometry, tables: PetTables,
                              options: PetRunOptions = {}): Promise<PetRunResult> {
   const v = validatePetInputs(frames, geometry, tables, options);
   const g = v.geometry;
@@ -222,11 +258,19 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
   const launches: LaunchStats[] = [];
   const owned: DeviceArray[] = [];
   const keep = <T extends DeviceArray>(a: T): T => { owned.push(a); return a; };
+  // output 'mapped': the split singles stay on the device and the result's views show them.
+  const held: DeviceArray[] | undefined = options.output === 'mapped' && device.hostMapped ? [] : undefined;
+  let returned = false;
+  const finish = (r: Omit<PetRunResult, 'mapped' | 'free'>): PetRunResult => {
+    returned = true;
+    const arrays = held ?? [];
+    return { ...r, mapped: held !== undefined, free: () => { for (const a of arrays.splice(0)) if (!a.freed) a.free(); } };
+  };
   const launch = async (...a: Parameters<GpuDevice['launch']>) => { const st = await device.launch(...a); launches.push(st); return st; };
   const t0 = performance.now();
   try {
     // ---- upload
-    const dFrames = keep(await device.upload('u8', n > 0 ? frames : new Uint8Array(16)));
+    const dFrames = frames instanceof Uint8Array ? keep(await device.upload('u8', n > 0 ? frames : new Uint8Array(16))) : frames;
     const dPos = keep(await device.upload('u8', tables.positionTable));
     const dEnergy = keep(await device.upload('f32', tables.energyTable));
     const geoWords = new Uint32Array([s.bdmCount, g.duNum, g.positionSize, s.crystalsPerDu, s.bdmPerRing, g.blockNumY,
@@ -249,13 +293,16 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
       await launch(petConvert, { grid: Math.ceil(n / (ct * ce)), block: ct, sharedBytes: compactionSharedBytes(ct) },
         [dFrames, n, bufA, bufB, counters, dPos, dLut, dEnergy, dGeo, win ? win[0] : 0, win ? win[1] : 0, win ? 1 : 0, badFrame, ce]);
     }
-    const bad = (await badFrame.read())[0]!;
-    if (bad !== NO_BAD_FRAME) throw new PetFrameError(describeBadFrame(frames, bad, g));
-    const m = (await counters.read(0, 1))[0]!;
+    const bad = await readElement(badFrame, 0);
+    if (bad !== NO_BAD_FRAME) {
+      throw new PetFrameError(frames instanceof Uint8Array ? describeBadFrame(frames, bad, g)
+        : describeBadFrame(await frames.read(bad * FRAME_BYTES, (bad + 1) * FRAME_BYTES), bad, g, 0));
+    }
+    const m = await readElement(counters, 0);
     const t2 = performance.now();
     progress('convert', 1, 1);
     const tr0 = performance.now();
-    const singles = await readSingles(device, bufA, m, launches);
+    const singles = await readSingles(device, bufA, m, launches, held);
     let download = performance.now() - tr0;
     const tSort = performance.now();
 
@@ -265,7 +312,7 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
     const passes = sortOut.mergePasses;
     const t3 = performance.now();
     const tr1 = performance.now();
-    const sorted = m <= 1 ? singles : await readSingles(device, data, m, launches);
+    const sorted = m <= 1 ? singles : await readSingles(device, data, m, launches, held);
     download += performance.now() - tr1;
 
     // ---- coincidences
@@ -284,28 +331,35 @@ export async function runPet(device: GpuDevice, frames: Uint8Array, geometry: Pe
       const newLength = keep(await device.upload('u32', new Uint32Array([0])));
       await launch(petCoinCount, { grid: gridB, block: cth, sharedBytes: blockScanSharedBytes(cth) },
         [nextIndex, m, scanId, globalLen, newLength, cel]);
-      const nPairs = (await newLength.read())[0]!;
+      const nPairs = await readElement(newLength, 0);
       launches.push(...await deviceExclusiveScan(device, globalLen, globalLen, gridB));
       const dPairs = keep(device.alloc('u32', Math.max(1, 8 * nPairs)));
       const dFirst = keep(device.alloc('u32', Math.max(1, nPairs)));
       await launch(petCoinFill, { grid: gridB, block: cth }, [data, dPairs, dFirst, nextIndex, m, scanId, globalLen, cel]);
       const t5 = performance.now();
       progress('coincidences', 1, 1);
-      pairs = toPairs(await readSingles(device, dPairs, 2 * nPairs, launches), await dFirst.read(0, nPairs), nPairs);
+      // The pair records are regrouped into fresh arrays by toPairs: read them in place, once.
+      const pairHeld: DeviceArray[] = [];
+      try {
+        pairs = toPairs(await readSingles(device, dPairs, 2 * nPairs, launches, pairHeld), await dFirst.read(0, nPairs), nPairs);
+      } finally {
+        for (const a of pairHeld) a.free();
+      }
       download += performance.now() - t5;
       const t6 = performance.now();
-      return {
+      return finish({
         singles, sorted, pairs, frames: n, mergePasses: passes, launches,
         timings: { upload: t1 - t0, convert: t2 - t1, sort: t3 - tSort, coincidences: t5 - t4, download, total: t6 - t0 },
-      };
+      });
     }
     pairs = toPairs(await readSingles(device, bufA, 0, launches), new Uint32Array(0), 0);
     const t6 = performance.now();
-    return {
+    return finish({
       singles, sorted, pairs, frames: n, mergePasses: passes, launches,
       timings: { upload: t1 - t0, convert: t2 - t1, sort: t3 - tSort, coincidences: t6 - t4, download, total: t6 - t0 },
-    };
+    });
   } finally {
     for (const a of owned) if (!a.freed) a.free();
+    if (!returned) for (const a of held ?? []) if (!a.freed) a.free();
   }
 }

@@ -10,7 +10,8 @@ import { gridStrideShape } from '../../ops/launchShape.js';
 import {
   CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER, MAX_NUM_MODULES, PixelInputError,
 } from './constants.js';
-import { packSoa, soaLayout, unpackSoa, type PixelDigisSoa, type SoaLayout } from './soa.js';
+import { packSoaInto, soaLayout, unpackSoa, type PixelDigisSoa, type SoaLayout } from './soa.js';
+import { readElement, uploadWith } from '../../memory/hostAccess.js';
 
 /** The digi store on a device: one u8 allocation laid out as SiPixelDigisCUDASOAView. */
 export interface DevicePixelStore {
@@ -44,8 +45,10 @@ export async function uploadPixelStore(
     clus: digis.clus ?? new Int32Array(n), pdigi: digis.pdigi ?? new Uint32Array(n), rawIdArr: digis.rawIdArr ?? new Uint32Array(n),
     adc: digis.adc, xx: digis.xx, yy: digis.yy, moduleInd: digis.moduleInd,
   };
-  const bytes = packSoa(cols, maxFedWords ?? n);
-  return { bytes: await device.upload('u8', bytes), layout: soaLayout(maxFedWords ?? n), n };
+  const layout = soaLayout(maxFedWords ?? n);
+  // Packed straight into the device array on host-mapped devices: no host-side store.
+  const bytes = await uploadWith(device, 'u8', layout.totalBytes, (v) => packSoaInto(cols, v, maxFedWords ?? n));
+  return { bytes, layout, n };
 }
 
 /** Reads the whole store back (a byte-for-byte image, as a CUDA dump) and its columns. */
@@ -65,6 +68,12 @@ export interface PixelClusteringOptions {
   block?: number;
   /** Schedule seed of the launches (serial backend). */
   seed?: number;
+  /**
+   * pixelClustering only. 'host' (default): `clusterId`, `id` and `storeBytes` are host copies.
+   * 'mapped': they are views of the device store (no copy; see DeviceArray.view), kept until
+   * `result.free()` or the device is destroyed; copies all the same on webgpu.
+   */
+  output?: 'host' | 'mapped';
 }
 
 export interface PixelClusteringResult {
@@ -100,7 +109,7 @@ export async function clusterPixelStore(device: GpuDevice, store: DevicePixelSto
     await nClusters.fill(0);
     const seed = options.seed;
     launches.push(await device.launch(pixelCountModules, { ...gridStrideShape(device, n), seed }, [store.bytes, stride, moduleStart, n, nMax]));
-    const nModules = (await moduleStart.read(0, 1))[0]!;
+    const nModules = await readElement(moduleStart, 0);
     const nStarts = Math.min(nModules, nMax + 1);
     moduleId = device.alloc('u32', Math.max(1, nStarts));
     if (nModules > 0) {
@@ -135,6 +144,10 @@ export interface PixelRunResult extends PixelClusteringResult {
   id: Uint16Array;
   /** The store's bytes after the kernels (a CUDA dump of the same store compares byte for byte). */
   storeBytes: Uint8Array;
+  /** True when the arrays above are views of the device store (`output: 'mapped'` on a host-mapped device). */
+  mapped: boolean;
+  /** Frees the device store a mapped result's views show (their contents are then undefined); a no-op otherwise. */
+  free(): void;
 }
 
 /** Uploads an event, clusters it and reads everything back. */
@@ -142,11 +155,25 @@ export async function pixelClustering(
   device: GpuDevice, digis: PixelColumnsIn | { bytes: Uint8Array; maxFedWords: number; n?: number }, options: PixelClusteringOptions = {},
 ): Promise<PixelRunResult> {
   const store = await uploadPixelStore(device, digis);
+  let keep = false;
   try {
     const r = await clusterPixelStore(device, store, options);
+    if (options.output === 'mapped' && device.hostMapped) {
+      // The columns are aligned sub-ranges of the store, little-endian like every host wasm runs
+      // on: typed views of them need no copy either.
+      const bytes = store.bytes.view();
+      const at = (c: 'clus' | 'moduleInd') => bytes.byteOffset + store.layout.offsets[c];
+      keep = true;
+      return {
+        ...r, storeBytes: bytes, mapped: true,
+        clusterId: new Int32Array(bytes.buffer, at('clus'), store.n),
+        id: new Uint16Array(bytes.buffer, at('moduleInd'), store.n),
+        free: () => { if (!store.bytes.freed) store.bytes.free(); },
+      };
+    }
     const { bytes, columns } = await readPixelStore(store);
-    return { ...r, clusterId: columns.clus, id: columns.moduleInd, storeBytes: bytes };
+    return { ...r, clusterId: columns.clus, id: columns.moduleInd, storeBytes: bytes, mapped: false, free: () => undefined };
   } finally {
-    store.bytes.free();
+    if (!keep) store.bytes.free();
   }
 }

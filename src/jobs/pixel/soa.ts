@@ -106,21 +106,36 @@ const CTOR = {
  * soaLayout(maxFedWords).totalBytes bytes. maxFedWords defaults to nDigis.
  */
 export function packSoa(cols: PixelDigisSoa, maxFedWords?: number): Uint8Array {
-  const n = cols.clus?.length;
-  for (const c of SOA_COLUMNS) {
-    const a = cols[c];
-    if (!(a instanceof CTOR[c])) throw new SoaLayoutError(`column ${c} must be a ${CTOR[c].name}`);
-    if (a.length !== n) throw new SoaLayoutError(`column ${c} has ${a.length} elements, clus has ${n}`);
-  }
-  const cap = maxFedWords ?? n;
+  const cap = checkColumns(cols, maxFedWords);
+  const out = new Uint8Array(soaLayout(cap).totalBytes);
+  packSoaInto(cols, out, cap);
+  return out;
+}
+
+// Typed-array copies are the store's little-endian layout only on a little-endian host (every
+// host wasm runs on, in practice); elsewhere the DataView path below still is.
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * Packs the columns into `out`, a store of exactly soaLayout(maxFedWords).totalBytes bytes (a
+ * device array's view, so the store is written in place), padding bytes set to zero.
+ */
+export function packSoaInto(cols: PixelDigisSoa, out: Uint8Array, maxFedWords?: number): void {
+  const cap = checkColumns(cols, maxFedWords);
   const layout = soaLayout(cap);
-  if (n > cap) throw new SoaLayoutError(`${n} digis do not fit a store for maxFedWords = ${cap}`);
-  const out = new Uint8Array(layout.totalBytes);
-  const dv = new DataView(out.buffer);
+  if (!(out instanceof Uint8Array) || out.length !== layout.totalBytes) {
+    throw new SoaLayoutError(`store must be a Uint8Array of ${layout.totalBytes} bytes for maxFedWords = ${cap}`);
+  }
+  const n = cols.clus.length;
+  const dv = new DataView(out.buffer, out.byteOffset, out.byteLength);
   for (const c of SOA_COLUMNS) {
     const base = layout.offsets[c];
     const a = cols[c];
-    if (ELEMENT_BYTES[c] === 4) {
+    const eb = ELEMENT_BYTES[c];
+    if (LITTLE_ENDIAN && (out.byteOffset + base) % eb === 0) {
+      // One memcpy per column: the bytes of a[i] are the store's bytes.
+      new Uint8Array(out.buffer, out.byteOffset + base, n * eb).set(new Uint8Array(a.buffer, a.byteOffset, n * eb));
+    } else if (eb === 4) {
       const signed = c === 'clus';
       for (let i = 0; i < n; i++) {
         if (signed) dv.setInt32(base + 4 * i, a[i]!, true);
@@ -129,8 +144,22 @@ export function packSoa(cols: PixelDigisSoa, maxFedWords?: number): Uint8Array {
     } else {
       for (let i = 0; i < n; i++) dv.setUint16(base + 2 * i, a[i]!, true);
     }
+    out.fill(0, base + n * eb, base + layout.stride * eb);
   }
-  return out;
+}
+
+/** Checks the columns' types and lengths; returns maxFedWords (default: their length). */
+function checkColumns(cols: PixelDigisSoa, maxFedWords: number | undefined): number {
+  const n = cols.clus?.length;
+  for (const c of SOA_COLUMNS) {
+    const a = cols[c];
+    if (!(a instanceof CTOR[c])) throw new SoaLayoutError(`column ${c} must be a ${CTOR[c].name}`);
+    if (a.length !== n) throw new SoaLayoutError(`column ${c} has ${a.length} elements, clus has ${n}`);
+  }
+  const cap = maxFedWords ?? n;
+  soaLayout(cap);
+  if (n > cap) throw new SoaLayoutError(`${n} digis do not fit a store for maxFedWords = ${cap}`);
+  return cap;
 }
 
 /**
@@ -149,7 +178,12 @@ export function unpackSoa(bytes: Uint8Array, maxFedWords: number, nDigis: number
   const out = {} as Record<SoaColumn, Int32Array | Uint32Array | Uint16Array>;
   for (const c of SOA_COLUMNS) {
     const base = layout.offsets[c];
-    if (c === 'clus') {
+    if (LITTLE_ENDIAN && (bytes.byteOffset + base) % ELEMENT_BYTES[c] === 0) {
+      // One memcpy per column (the store's bytes are the column's, on a little-endian host).
+      const col = new CTOR[c](nDigis);
+      new Uint8Array(col.buffer).set(bytes.subarray(base, base + nDigis * ELEMENT_BYTES[c]));
+      out[c] = col;
+    } else if (c === 'clus') {
       const a = new Int32Array(nDigis);
       for (let i = 0; i < nDigis; i++) a[i] = dv.getInt32(base + 4 * i, true);
       out[c] = a;
