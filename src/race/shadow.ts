@@ -71,7 +71,14 @@ export class Shadow {
 
   constructor(readonly stamps: Stamps) {}
 
-  clear(): void { this.pages.clear(); }
+  /** Pages of earlier launches, zeroed when taken again (a launch after launch allocates nothing). */
+  private readonly spare: Int32Array[] = [];
+
+  clear(): void {
+    for (const p of this.pages.values()) this.spare.push(p);
+    this.pages.clear();
+    this.lastPageNo = -1;
+  }
 
   /** Forgets the bytes [lo, hi) (a wave's shared memory, reused by the next wave's blocks). */
   forget(lo: number, hi: number): void {
@@ -83,10 +90,33 @@ export class Shadow {
     }
   }
 
+  /** The stamp of the access being recorded. */
+  private cur = 0;
+
+  /** True when the access of stamp x happens before the current one (Stamps.ordered, inlined by hand: the inner loop). */
+  private before(x: number): boolean {
+    const st = this.stamps, s = this.cur;
+    if (x === s) return true;
+    const gid = st.gid;
+    if (gid[x] === gid[s]) return true;
+    if (st.blk[x] !== st.blk[s]) return false;
+    if (st.epoch[x] !== st.epoch[s]) return true;
+    return st.warp[x] === st.warp[s] && st.wepoch[x] !== st.wepoch[s];
+  }
+
+  private lastPageNo = -1;
+  private lastPage: Int32Array = new Int32Array(0);
+
   private page(addr: number): Int32Array {
     const p = addr >>> PAGE_BITS;
+    if (p === this.lastPageNo) return this.lastPage;
     let page = this.pages.get(p);
-    if (!page) { page = new Int32Array(PAGE * SLOTS); this.pages.set(p, page); }
+    if (!page) {
+      page = this.spare.pop()?.fill(0) ?? new Int32Array(PAGE * SLOTS);
+      this.pages.set(p, page);
+    }
+    this.lastPageNo = p;
+    this.lastPage = page;
     return page;
   }
 
@@ -96,7 +126,8 @@ export class Shadow {
    * on the first byte does not leave later bytes without a record.
    */
   access(s: number, kind: number, addr: number, size: number, site: number): Conflict | undefined {
-    const st = this.stamps;
+    const blk = this.stamps.blk;
+    this.cur = s;
     let found: Conflict | undefined;
     const info = (site + 1) * 16 + size;
     let page = this.page(addr);
@@ -106,33 +137,32 @@ export class Shadow {
       if (!found) {
         // A plain write races with everything; an atomic with plain accesses; a plain read with writes.
         const w = page[o + W]! - 1;
-        if (w >= 0 && !st.ordered(w, s)) found = conflict(w, page[o + W + 1]!, WRITE);
+        if (w >= 0 && !this.before(w)) found = conflict(w, page[o + W + 1]!, WRITE);
         if (!found && kind !== ATOMIC) {
           const x = page[o + A]! - 1;
-          if (x >= 0 && !st.ordered(x, s)) found = conflict(x, page[o + A + 1]!, ATOMIC);
+          if (x >= 0 && !this.before(x)) found = conflict(x, page[o + A + 1]!, ATOMIC);
         }
         if (!found && kind !== READ) {
           const r1 = page[o + R1]! - 1, r2 = page[o + R2]! - 1;
-          if (r1 >= 0 && !st.ordered(r1, s)) found = conflict(r1, page[o + R1 + 1]!, READ);
-          else if (r2 >= 0 && !st.ordered(r2, s)) found = conflict(r2, page[o + R2 + 1]!, READ);
+          if (r1 >= 0 && !this.before(r1)) found = conflict(r1, page[o + R1 + 1]!, READ);
+          else if (r2 >= 0 && !this.before(r2)) found = conflict(r2, page[o + R2 + 1]!, READ);
         }
       }
       if (kind === READ) {
         // Keep two readers of different threads, preferring ones a later write could race with.
-        const r1 = page[o + R1]! - 1, r2 = page[o + R2]! - 1;
-        const slot = r1 < 0 || st.gid[r1] === st.gid[s] || st.ordered(r1, s) ? R1 : R2;
-        if (slot === R2 && r2 >= 0 && st.gid[r2] !== st.gid[s] && !st.ordered(r2, s) && st.blk[r2] !== st.blk[r1]) {
-          // Both kept readers still race with a later write: keep them (a report needs one pair).
-          continue;
-        }
-        page[o + slot] = s + 1; page[o + slot + 1] = info;
+        const r1 = page[o + R1]! - 1;
+        if (r1 < 0 || this.before(r1)) { page[o + R1] = s + 1; page[o + R1 + 1] = info; continue; }
+        const r2 = page[o + R2]! - 1;
+        // Both kept readers race with a later write from elsewhere: keep them unless they are of one block.
+        if (r2 >= 0 && !this.before(r2) && blk[r2] !== blk[r1]) continue;
+        page[o + R2] = s + 1; page[o + R2 + 1] = info;
       } else if (kind === WRITE) {
         // A plain write supersedes the reads (a later write that races with them races with
         // this write too, or was reported here) and an atomic it is ordered after.
         page[o + W] = s + 1; page[o + W + 1] = info;
         page[o + R1] = 0; page[o + R2] = 0;
         const x = page[o + A]! - 1;
-        if (x >= 0 && st.ordered(x, s)) page[o + A] = 0;
+        if (x >= 0 && this.before(x)) page[o + A] = 0;
       } else {
         // An atomic leaves the plain write in place: another thread's unordered atomic still
         // races with it (a thread's own atomic must not erase its earlier plain store).

@@ -380,11 +380,17 @@ export class ThreadRunner {
     // Choosers that can decide from a membership test (in-order, replay) cost O(1) per point;
     // only the ones that choose among all runnable threads (random, PCT, exhaustive) get the list.
     if (ch.lowest) g = (curRuns ? cur : this.lowestRunnable()) + base;
-    else if (ch.pick) g = ch.pick((x) => { const i = x - base; return i >= 0 && i < this.n && !this.done[i] && !this.waiting[i]; }, current, this.step);
+    else if (ch.pick) g = ch.pick(this.isRunnableGid, current, this.step);
     if (g === undefined) g = ch.choose(this.runnableList(), current, this.step);
     this.opts.decisions.push(g);
     return g - base;
   }
+
+  /** True when global thread `gid` is resident and runnable (a replay's membership test). */
+  private readonly isRunnableGid = (gid: number): boolean => {
+    const i = gid - this.waveFirstBlock * this.bt;
+    return i >= 0 && i < this.n && !this.done[i] && !this.waiting[i];
+  };
 
   /** The lowest runnable resident thread (amortised O(1): nothing below `scanFrom` runs). */
   private lowestRunnable(): number {
