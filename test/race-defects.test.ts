@@ -118,6 +118,19 @@ describe('defects of issue 13, reproduced and fixed', () => {
     expect(lost.classes.some((c) => c.class === 'differs')).toBe(true);
   });
 
+  it('warps narrower than 32 lanes: warpSize sets which lanes are one warp', async () => {
+    const racy = await compileKernelFiles(['test/kernels/racy.ts']);
+    const job = (warpSize?: number): ReturnType<typeof defineJob> => defineJob({
+      name: 'warpNeighbour', module: racy, buffers: { input: ['i32', Array.from({ length: 64 }, (_, i) => i)], out: ['i32', 64] },
+      launches: [{ kernel: 'warpNeighbour', grid: 1, block: 64, args: ['input', 'out'], warpSize }],
+    });
+    // out[t] = s[t ^ 1]: lanes t and t^1 share a warp of 2 or more lanes, not of 1.
+    expect(new Set(races(await racecheck(job(), undefined, { session, schedules: 1 })).map((r) => r.kind))).toEqual(new Set(['warp-sync-hazard']));
+    expect(new Set(races(await racecheck(job(2), undefined, { session, schedules: 1 })).map((r) => r.kind))).toEqual(new Set(['warp-sync-hazard']));
+    expect(new Set(races(await racecheck(job(1), undefined, { session, schedules: 1 })).map((r) => r.kind))).toEqual(new Set(['data-race']));
+    await expect(racecheck(job(3), undefined, { session, schedules: 1 })).rejects.toThrow(/warpSize must be a power of two from 1 to 32, got 3/);
+  });
+
   it('a malformed or truncated replay string is a ScheduleFormatError naming the bad token', () => {
     const good = formatSchedule({ mode: 'fine', strategy: 'random', generator: 'mulberry32', seed: 3, depth: null, decisions: [1, 1, 2, 40, 40, 40, 7] });
     const cases: [string, RegExp][] = [

@@ -470,6 +470,8 @@ export class ThreadRunner {
     }
     const i = this.cur;
     const b = Math.floor(i / this.bt);
+    // Shuffles and votes exchange values among 32 lanes (the runtime's layout): a narrower warp would meet too early.
+    if (scope === 2 && this.warpSize !== 32) throw new LaunchConfigError(`warp shuffles and votes need warpSize 32 (this launch has ${this.warpSize})`);
     this.lastSite = site;
     this.markBlocked(i, false);
     if (scope === 0) {
