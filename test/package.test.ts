@@ -136,11 +136,16 @@ describe('the packed tarball', () => {
     const table = cli(['bench', 'race', '--quick', '--quiet']);
     expect(table).toMatch(/^## race: .*2048 digis/m);
     expect(table).toMatch(/^name\s+impl\s+size\s+workers\s+median\s+spread\s+samples\s+throughput$/m);
-    expect(table.match(/^countModules\s+simt-/gm)?.length).toBe(6);
+    expect(table.match(/^countModules\s+simt-/gm)?.length).toBe(2);
+    expect(table.match(/^(racecheck|replay|explore)\/countModules\S*\s+simt-host/gm)?.length).toBe(6);
     const lines = cli(['bench', 'race', '--quick', '--quiet', '--json', '--workers', '2']).trim().split('\n');
-    const records = lines.map((l) => JSON.parse(l) as { suite: string; impl: string; samples: number; ms: number; workers: number });
-    expect(records.map((r) => r.impl)).toEqual(['simt-wasm', 'simt-serial', 'simt-fine-inorder', 'simt-fine-pct', 'simt-fine-random', 'simt-racecheck']);
-    for (const r of records) { expect(r.suite).toBe('race'); expect(r.samples).toBeGreaterThan(0); expect(r.ms).toBeGreaterThan(0); }
+    const records = lines.map((l) => JSON.parse(l) as { suite: string; name: string; impl: string; samples: number; ms: number; workers: number; costVsWasm: number });
+    expect(records.map((r) => r.name)).toEqual(['countModules', 'countModules', 'racecheck/countModules', 'racecheck/countModules-x4',
+      'replay/countModules-inorder', 'replay/countModules-interval', 'explore/countModules-pct', 'explore/countModules-random']);
+    for (const r of records) {
+      expect(r.suite).toBe('race'); expect(r.samples).toBeGreaterThan(0); expect(r.ms).toBeGreaterThan(0);
+      expect(r.costVsWasm).toBeCloseTo(r.ms / records[0]!.ms, 6);
+    }
     expect(records[0]!.workers).toBe(2);
   }, 180_000);
 

@@ -58,24 +58,34 @@ describe('simt racecheck --module … --job …', () => {
     const r = await runCli(['racecheck', '--module', modulePath, '--job', join(dir, 'histogram.mjs')]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^histogramPlain: \d+ report\(s\) under 4 schedule\(s\)/);
-    expect(r.stdout).toContain(`data-race: __shared__ local[`);
-    expect(r.stdout).toContain(`at ${RACY}:${line('local[data[i]]++')}:5`);
-    expect(r.stdout).toMatch(/replay: simt explore --module \S+racy\.simt\.json --job \S+histogram\.mjs --replay simt-sched\/2:fine:/);
+    // compute-sanitizer's layout: both accesses with block, thread and source line, the pair count, the summary.
+    const at = `${RACY}:${line('local[data[i]]++')}:5`;
+    expect(r.stdout).toMatch(new RegExp(`^========= Error: Race reported between (Read|Write) access at ${at.replace(/[./]/g, '\\$&')} in block \\(\\d,0,0\\) thread \\(\\d+,0,0\\)$`, 'm'));
+    expect(r.stdout).toMatch(/^=========     and (Read|Write) access at \S+ in block \(\d,0,0\) thread \(\d+,0,0\) \[\d+ hazards\]$/m);
+    expect(r.stdout).toContain('hazard on __shared__ local[');
+    const summary = /^========= RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)$/m.exec(r.stdout);
+    expect(summary).not.toBeNull();
+    expect(Number(summary![2])).toBeGreaterThan(0);
+    expect(Number(summary![1])).toBe(Number(summary![2]) + Number(summary![3]));
+    expect(r.stdout.trim().split('\n').pop()).toBe(summary![0]);
   }, 60_000);
 
   it('a kernel source as --module is compiled on the spot; a race-free job exits 0', async () => {
     const r = await runCli(['racecheck', '--module', RACY, '--job', join(dir, 'reduce.mjs')]);
     expect(r.stderr).toBe('');
-    expect(r.stdout.trim()).toBe('reduceSynced: 0 report(s) under 4 schedule(s)');
+    expect(r.stdout.trim()).toBe('reduceSynced: 0 report(s) under 4 schedule(s)\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)');
     expect(r.code).toBe(0);
   }, 60_000);
 
   it('a job file with its own module and defineJob; --json gives one document with the findings', async () => {
     const r = await runCli(['racecheck', '--job', join(dir, 'own.mjs'), '--json']);
     expect(r.code).toBe(1);
-    const doc = JSON.parse(r.stdout) as { job: string; reports: number; findings: Record<string, unknown>[] };
+    const doc = JSON.parse(r.stdout) as { job: string; reports: number; summary: { hazards: number; errors: number }; findings: Record<string, unknown>[] };
     expect(doc.job).toBe('warpNeighbour');
     expect(doc.reports).toBe(doc.findings.length);
+    expect(doc.summary.errors).toBeGreaterThan(0);
+    expect(doc.findings.every((f) => typeof f.severity === 'string')).toBe(true);
+    expect(doc.findings.filter((f) => f.kind === 'warp-sync-hazard').every((f) => typeof f.count === 'number' && typeof f.hazard === 'string')).toBe(true);
     const hazard = doc.findings.find((l) => l.kind === 'warp-sync-hazard') as { first: { location: string }; second: { location: string } };
     expect([hazard.first.location, hazard.second.location].some((l) => l.startsWith(`${RACY}:${line('RACE: warp-synchronous read')}:`))).toBe(true);
   }, 60_000);

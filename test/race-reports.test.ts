@@ -67,11 +67,29 @@ describe('race reports', () => {
     expect(reps.find((r) => r.kind === 'data-race')).toMatchObject({ buffer: 'counter', first: { block: [0, 0, 0] }, second: { block: [1, 0, 0] } });
   });
 
-  it('the benign moduleStart order is reported as schedule-dependent output, with two replayable schedules', async () => {
+  it('the benign moduleStart order is reported as atomic-order output (a note), with two replayable schedules', async () => {
     const r = await racecheck(findJob('countModules')!, undefined, { session });
     expect(r.reports).toHaveLength(1);
-    expect(r.reports[0]).toMatchObject({ kind: 'schedule-dependent-output', buffer: 'moduleStart' });
-    expect(r.reports[0]!.schedules![0]).toMatch(/^simt-sched\/2:fine:/);
+    expect(r.reports[0]).toMatchObject({ kind: 'atomic-order-output', severity: 'note', buffer: 'moduleStart' });
+    expect(r.reports[0]!.schedules![0]).toMatch(/^simt-sched\/2:fine:interval:/);
+  });
+
+  it('simt racecheck countModules: the atomic-order note with replay commands, no hazard, exit 0', async () => {
+    const lines: string[] = [];
+    const code = await main(['racecheck', 'countModules'], { out: (l) => lines.push(l), err: (l) => lines.push(l), tty: false });
+    expect(code).toBe(0);
+    const text = lines.join('\n');
+    expect(text).toMatch(/^========= Note: Atomic-order output of countModules: output 'moduleStart'\[\d+\] is \d+ under one schedule and \d+ under another; no race: .*same set of values, different order/m);
+    expect(text).toMatch(/^=========     replay: simt explore countModules --replay simt-sched\/2:fine:interval:/m);
+    expect(lines.at(-1)).toBe('========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)');
+  });
+
+  it('a hazard hit by many thread pairs is one report with a count; its type, severity and both sites', async () => {
+    const reps = await check('histogramPlain');
+    const race = reps.find((r) => r.kind === 'data-race')!;
+    expect(race).toMatchObject({ severity: 'error', hazard: 'RAW', atomic: false, buffer: 'hist' });
+    expect(race.count).toBeGreaterThan(1);
+    expect(new Set(reps.map((r) => `${r.kind}:${r.hazard}:${r.buffer}`)).size).toBe(reps.length);
   });
 
   it('simt racecheck <job> prints the reports and exits 1', async () => {

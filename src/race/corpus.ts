@@ -69,7 +69,7 @@ const vals = (n: number): number[] => range(n, (k) => ((k * 7) % 11) - 3);
 export const corpus: RaceJob<Inputs>[] = [
   // ---- racy ----------------------------------------------------------------------------------
   job({
-    name: 'countModules', seed: '000', racy: true, expect: ['schedule-dependent-output'],
+    name: 'countModules', seed: '000', racy: true, expect: ['atomic-order-output'],
     summary: 'CMS countModules: moduleStart[1..] filled in atomicInc order',
     note: 'benign: no data race; the order of moduleStart is the atomics\' order, which the schedule decides (the seed shows three runs, three orders). Consumers must treat it as a set.',
     buffers: { id: ['u16', moduleIds], moduleStart: ['u32', 17], clusterId: ['i32', moduleIds.length] },
@@ -99,7 +99,7 @@ export const corpus: RaceJob<Inputs>[] = [
     outputs: ['newLength', 'scanId', 'globalLen'],
   }),
   job({
-    name: 'stsAtomicScatter', seed: '004', racy: true, expect: ['schedule-dependent-output'],
+    name: 'stsAtomicScatter', seed: '004', racy: true, expect: ['atomic-order-output'],
     summary: 'CBM STS counting sort: output[atomicAdd(&prefix[channel], 1)] = time',
     note: 'no data race, but the digis of one channel land in atomics order: the per-channel time order is lost unless a later sort restores it',
     buffers: { channel: ['i32', stsChannel], time: ['u32', stsTime], prefix: ['i32', stsPrefix], out: ['u32', 16] },

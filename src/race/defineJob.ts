@@ -49,6 +49,8 @@ export interface JobLaunch {
   readonly sharedBytes?: number;
   /** In parameter order, or keyed by parameter name, as `device.launch` takes them. */
   readonly args: readonly JobArg[] | Readonly<Record<string, JobArg>>;
+  /** Lanes per warp as the race detector sees them (a power of two, 1–32; default 32). */
+  readonly warpSize?: number;
 }
 
 /** What `run` gets: the job's buffers, more buffers, and launches that mirror `device.launch`. */
@@ -146,7 +148,7 @@ export function defineJob(spec: JobSpec | RaceJob<JobInputs>): RaceJob<JobInputs
         const given = inputs[bname];
         await makeBuffer(bname, b.dtype, given ?? b.data ?? b.length);
       }
-      for (const l of launches) ctx.launch({ kernel: l.kernel, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: bindArgs(l.args, arrays, name) });
+      for (const l of launches) ctx.launch({ kernel: l.kernel, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, warpSize: l.warpSize, args: bindArgs(l.args, arrays, name) });
       let more: JobOutputs | void = undefined;
       if (s.run) {
         const uctx: UserJobContext = {
@@ -187,7 +189,7 @@ function checkBuffer(name: string, b: BufferSpec, fail: (w: string) => never): {
   return { dtype: dtype as DType, length: length as number };
 }
 
-interface CheckedLaunch { kernel: Kernel; grid: DimLike; block: DimLike; sharedBytes?: number; args: JobLaunch['args'] }
+interface CheckedLaunch { kernel: Kernel; grid: DimLike; block: DimLike; sharedBytes?: number; args: JobLaunch['args']; warpSize?: number }
 
 function checkLaunch(l: JobLaunch, k: number, modules: readonly KernelModule[], buffers: Map<string, { dtype: DType }>, fail: (w: string) => never): CheckedLaunch {
   if (!l || typeof l !== 'object') fail(`launch ${k}: expected { kernel, grid, block, args }`);
@@ -213,7 +215,7 @@ function checkLaunch(l: JobLaunch, k: number, modules: readonly KernelModule[], 
       fail(`${where}: scalar parameter '${p.name}' (${p.dtype}) got the string '${v}'`);
     }
   });
-  return { kernel, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: l.args };
+  return { kernel, grid: l.grid, block: l.block, sharedBytes: l.sharedBytes, args: l.args, warpSize: l.warpSize };
 }
 
 /** The kernel of that name in the job's modules; a one-line error lists what they have. */

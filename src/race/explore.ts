@@ -3,9 +3,10 @@
 import type { Outputs, RaceJob, RunResult } from './job.js';
 import { RaceSession, firstDifference, outputKey } from './job.js';
 import type { RaceReport } from './reports.js';
+import { classify, type OutcomeClass, setKey } from './outcomes.js';
 import {
-  type Chooser, ExhaustiveChooser, InOrderChooser, PctChooser, RandomChooser, ReplayChooser,
-  type FineSchedule, type Strategy, formatSchedule, parseSchedule,
+  type Chooser, ExhaustiveChooser, InOrderChooser, IntervalChooser, PctChooser, RandomChooser, ReplayChooser,
+  type FineSchedule, type Strategy, ScheduleFormatError, formatSchedule, parseSchedule,
 } from './schedule.js';
 
 export interface ExploreOptions {
@@ -28,6 +29,8 @@ export interface ExploreOptions {
    * show progress and yield to its event loop here (thread kernels run on the calling thread).
    */
   onProgress?: (done: number, total: number) => void | Promise<void>;
+  /** Each launch's step budget (StepBudgetError past it; default DEFAULT_MAX_STEPS). */
+  maxSteps?: number;
 }
 
 export interface ExploreRun { outputs: Outputs; schedule: string; differsFromReference: boolean; index: number }
@@ -39,13 +42,20 @@ export interface Outcome {
   schedule: string;
   outputs: Outputs;
   differsFromReference: boolean;
+  /** 'same-set': the reference's values in another order (e.g. filled in the order of atomics). */
+  class: OutcomeClass;
 }
+
+/** Outcomes grouped by class: all reorderings of the reference's values are one. */
+export interface OutcomeGroup { class: OutcomeClass; outcomes: number; runs: number; schedule: string }
 
 export interface ExploreResult {
   job: string;
   strategy: string;
   runs: number;
   outcomes: Outcome[];
+  /** The outcomes by class (reference, same set in another order, different values), each with a schedule. */
+  classes: OutcomeGroup[];
   reference: { outputs: Outputs; schedule: string; steps: number };
   /** The run that met stopWhen / untilDiffers, if any. */
   found?: ExploreRun;
@@ -67,10 +77,12 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
     const n = o.schedules ?? 100;
     const depth = o.depth ?? 3;
     const seed0 = o.seed ?? 1;
-    const ref = await session.runJob(job, inputs, new InOrderChooser(), false);
+    const steps = { maxSteps: o.maxSteps };
+    const ref = await session.runJob(job, inputs, new InOrderChooser(), false, steps);
     const refSchedule = fine('inorder', null, null, null, ref.decisions);
     const reference = o.reference ?? ref.outputs;
     const refKey = outputKey(reference);
+    const refSetKey = setKey(reference);
     const outcomes = new Map<string, Outcome>();
     let found: ExploreRun | undefined;
     let runs = 0;
@@ -80,7 +92,7 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
       const differs = key !== refKey;
       const oc = outcomes.get(key);
       if (oc) oc.count++;
-      else outcomes.set(key, { key, count: 1, schedule, outputs: r.outputs, differsFromReference: differs });
+      else outcomes.set(key, { key, count: 1, schedule, outputs: r.outputs, differsFromReference: differs, class: classify(r.outputs, refKey, refSetKey, key) });
       const run: ExploreRun = { outputs: r.outputs, schedule, differsFromReference: differs, index: runs };
       runs++;
       if ((o.untilDiffers && differs) || (o.stopWhen && o.stopWhen(run))) { found = run; return true; }
@@ -91,7 +103,7 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
       exhausted = false;
       while (prefix && runs < n) {
         const ch: ExhaustiveChooser = new ExhaustiveChooser(prefix);
-        const r = await session.runJob(job, inputs, ch, false);
+        const r = await session.runJob(job, inputs, ch, false, steps);
         if (record(r, fine('exhaustive', null, null, null, r.decisions))) break;
         await o.onProgress?.(runs, n);
         prefix = ch.nextPrefix();
@@ -101,7 +113,7 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
       for (let k = 0; k < n; k++) {
         const seed = seed0 + k;
         const ch: Chooser = strategy === 'pct' ? new PctChooser(seed, depth, Math.max(1, ref.steps)) : new RandomChooser(seed);
-        const r = await session.runJob(job, inputs, ch, false);
+        const r = await session.runJob(job, inputs, ch, false, steps);
         const sched = strategy === 'pct'
           ? fine('pct', 'mulberry32', seed, depth, r.decisions)
           : fine('random', 'mulberry32', seed, null, r.decisions);
@@ -109,8 +121,14 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
         await o.onProgress?.(runs, n);
       }
     }
+    const sorted = [...outcomes.values()].sort((a, b) => b.count - a.count);
+    const classes: OutcomeGroup[] = [];
+    for (const c of ['reference', 'same-set', 'differs'] as const) {
+      const of = sorted.filter((x) => x.class === c);
+      if (of.length) classes.push({ class: c, outcomes: of.length, runs: of.reduce((a, x) => a + x.count, 0), schedule: of[0]!.schedule });
+    }
     return {
-      job: job.name, strategy, runs, outcomes: [...outcomes.values()].sort((a, b) => b.count - a.count),
+      job: job.name, strategy, runs, outcomes: sorted, classes,
       reference: { outputs: ref.outputs, schedule: refSchedule, steps: ref.steps }, found, exhausted,
       ms: performance.now() - t0,
     };
@@ -120,24 +138,26 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
 }
 
 /** Runs a job under a recorded schedule string; same schedule ⇒ bit-identical outputs. */
-export async function replay<I>(job: RaceJob<I>, schedule: string, inputs: I = job.inputs(), o: { session?: RaceSession; detect?: boolean } = {}): Promise<RunResult> {
+export async function replay<I>(job: RaceJob<I>, schedule: string, inputs: I = job.inputs(), o: { session?: RaceSession; detect?: boolean; maxSteps?: number } = {}): Promise<RunResult> {
   const s = parseSchedule(schedule);
-  if (s.mode !== 'fine') throw new Error('a serial schedule replays a phase-loop launch: device.launch(kernel, { ...config, seed }, args)');
+  if (s.mode !== 'fine') throw new ScheduleFormatError('a serial schedule replays a phase-loop launch: device.launch(kernel, { ...config, seed }, args)');
   const session = o.session ?? await RaceSession.open();
   try {
-    return await session.runJob(job, inputs, new ReplayChooser(s.decisions), o.detect ?? false);
+    return await session.runJob(job, inputs, new ReplayChooser(s.decisions, true, s.strategy === 'interval'), o.detect ?? false, { maxSteps: o.maxSteps });
   } finally {
     if (!o.session) await session.close();
   }
 }
 
 export interface RacecheckOptions {
-  /** Schedules to check under (default 4: in-order, then random seeds). */
+  /** Runs (default 4): barrier-interval order, then other interval orders (random seeds) whose outputs are compared. */
   schedules?: number;
   seed?: number;
   session?: RaceSession;
   /** Called after each schedule with (schedules done, schedules planned) and awaited (see ExploreOptions). */
   onProgress?: (done: number, total: number) => void | Promise<void>;
+  /** Each launch's step budget (StepBudgetError past it; default DEFAULT_MAX_STEPS). */
+  maxSteps?: number;
 }
 
 export interface RacecheckResult {
@@ -147,10 +167,22 @@ export interface RacecheckResult {
   ms: number;
 }
 
+/** What makes two reports the same finding across schedules: kind, place and both source sites. */
+function reportKey(r: RaceReport): string {
+  const site = (t: RaceReport['first']): string => (t ? t.location ?? '' : '');
+  const where = r.kind === 'data-race' || r.kind === 'warp-sync-hazard'
+    ? `${r.hazard}:${r.atomic}:${site(r.first)}:${site(r.second)}${r.first?.location ? '' : `:${r.offset}`}`
+    : `${r.offset ?? ''}:${r.barrier ?? ''}`;
+  return `${r.kind}:${r.kernel}:${r.space ?? ''}:${r.buffer ?? ''}:${where}`;
+}
+
 /**
- * Racecheck: runs the job with the shadow-memory detector under a few schedules and merges the
- * reports (data races, warp-sync hazards, barrier divergence, out-of-bounds), then compares the
- * schedules' outputs: a difference is reported as schedule-dependent output.
+ * Racecheck: runs the job in barrier-interval order (each thread runs until it waits at a
+ * barrier or ends: no preemption at accesses, which detection does not need) with the
+ * shadow-memory detector, then in a few other interval orders, and merges the reports (data
+ * races, warp-sync hazards, barrier divergence, out-of-bounds). Outputs that differ between the
+ * orders are reported as schedule-dependent output when the kernel has errors, and otherwise
+ * as atomic-order output — a note, not a hazard: with no race, only the atomics' order varies.
  */
 export async function racecheck<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: RacecheckOptions = {}): Promise<RacecheckResult> {
   const t0 = performance.now();
@@ -161,31 +193,42 @@ export async function racecheck<I>(job: RaceJob<I>, inputs: I = job.inputs(), o:
     const merged = new Map<string, RaceReport>();
     const schedules: string[] = [];
     let first: { outputs: Outputs; schedule: string } | undefined;
-    let outputReport: RaceReport | undefined;
+    let diff: { d: NonNullable<ReturnType<typeof firstDifference>>; schedule: string; sameSet: boolean } | undefined;
     for (let k = 0; k < n; k++) {
-      const ch = k === 0 ? new InOrderChooser() : new RandomChooser(seed0 + k - 1);
-      const r = await session.runJob(job, inputs, ch, true);
-      const sched = k === 0 ? fine('inorder', null, null, null, r.decisions) : fine('random', 'mulberry32', seed0 + k - 1, null, r.decisions);
+      const seed = k === 0 ? undefined : seed0 + k - 1;
+      const r = await session.runJob(job, inputs, new IntervalChooser(seed), true, { maxSteps: o.maxSteps });
+      const sched = fine('interval', seed === undefined ? null : 'mulberry32', seed ?? null, null, r.decisions);
       schedules.push(sched);
       for (const rep of r.reports) {
-        const key = `${rep.kind}:${rep.kernel}:${rep.buffer ?? ''}:${rep.offset ?? ''}:${rep.barrier ?? ''}`;
-        if (!merged.has(key)) merged.set(key, rep);
+        const key = reportKey(rep);
+        const known = merged.get(key);
+        if (!known) merged.set(key, rep);
+        else if (rep.severity === 'error' && known.severity === 'warning') merged.set(key, rep);
       }
       await o.onProgress?.(k + 1, n);
       if (!first) first = { outputs: r.outputs, schedule: sched };
-      else if (!outputReport) {
+      else if (!diff) {
         const d = firstDifference(first.outputs, r.outputs);
-        if (d) {
-          outputReport = {
-            kind: 'schedule-dependent-output', kernel: job.name, buffer: d.buffer, index: d.index, space: 'global',
-            schedules: [first.schedule, sched],
-            message: `output '${d.buffer}'[${d.index}] is ${d.a} under one schedule and ${d.b} under another (replay either schedule to see it)`,
-          };
-        }
+        if (d) diff = { d, schedule: sched, sameSet: setKey(first.outputs) === setKey(r.outputs) };
       }
     }
     const reports = [...merged.values()];
-    if (outputReport) reports.push(outputReport);
+    if (diff && first) {
+      const { d, schedule, sameSet } = diff;
+      const errors = reports.some((x) => x.severity === 'error');
+      const what = `output '${d.buffer}'[${d.index}] is ${d.a} under one schedule and ${d.b} under another`;
+      reports.push(errors
+        ? {
+          kind: 'schedule-dependent-output', severity: 'note', kernel: job.name, buffer: d.buffer, index: d.index, space: 'global',
+          schedules: [first.schedule, schedule], message: `${what}: the errors above change the result (replay either schedule to see it)`,
+        }
+        : {
+          kind: 'atomic-order-output', severity: 'note', kernel: job.name, buffer: d.buffer, index: d.index, space: 'global',
+          schedules: [first.schedule, schedule], order: sameSet ? 'same-set' : 'values',
+          message: `${what}; no race: the output follows the order of the atomics` +
+            (sameSet ? ' (same set of values, different order: treat it as a set, or sort it)' : ' (e.g. floating-point sums in another order)'),
+        });
+    }
     return { job: job.name, reports, schedules, ms: performance.now() - t0 };
   } finally {
     if (!o.session) await session.close();

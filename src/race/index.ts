@@ -1,18 +1,20 @@
 // The race tools: fine-grained thread kernels, schedules you can hold, exploration, racecheck.
-export { ThreadRunner, loadThreadsModule } from './threadRunner.js';
+export { ThreadRunner, loadThreadsModule, StepBudgetError, DEFAULT_MAX_STEPS } from './threadRunner.js';
 export { defineJob, isRaceJob, RaceJobError } from './defineJob.js';
 export type { JobSpec, JobLaunch, JobArg, JobInputs, JobOutputs, BufferSpec, UserJobContext } from './defineJob.js';
 export type { ThreadLaunch, NamedBuffer } from './threadRunner.js';
 export { RaceSession, outputKey, firstDifference } from './job.js';
 export type { RaceJob, JobContext, Outputs, RunResult } from './job.js';
 export { explore, replay, racecheck } from './explore.js';
-export type { ExploreOptions, ExploreResult, Outcome, RacecheckOptions, RacecheckResult } from './explore.js';
+export type { ExploreOptions, ExploreResult, Outcome, OutcomeGroup, RacecheckOptions, RacecheckResult } from './explore.js';
+export { setKey } from './outcomes.js';
+export type { OutcomeClass } from './outcomes.js';
 export {
   formatSchedule, parseSchedule, serialSchedule, encodeDecisions, decodeDecisions, ScheduleMismatchError,
   ScheduleFormatError, SCHEDULE_PREFIX, SCHEDULE_PREFIX_V1, MAX_DECISIONS,
-  InOrderChooser, RandomChooser, PctChooser, ReplayChooser, ExhaustiveChooser, Mulberry32,
+  InOrderChooser, IntervalChooser, RandomChooser, PctChooser, ReplayChooser, ExhaustiveChooser, Mulberry32,
 } from './schedule.js';
 export type { Schedule, FineSchedule, SerialSchedule, Chooser, Strategy } from './schedule.js';
-export type { RaceReport, ReportKind, AccessKind, ThreadRef, AccessRef } from './reports.js';
+export type { RaceReport, ReportKind, AccessKind, ThreadRef, AccessRef, HazardType, Severity } from './reports.js';
 export { formatReport } from './reports.js';
 export { corpus, findJob } from './corpus.js';

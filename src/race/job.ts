@@ -24,7 +24,7 @@ export interface JobContext {
 export interface RaceJob<I = unknown> {
   name: string;
   summary: string;
-  /** What the corpus says: true when the kernel has a race (or a schedule-dependent output). */
+  /** What the corpus says: true when the kernel has a race (or an output that follows the atomics' order). */
   racy: boolean;
   /** For racy jobs: the report kinds of which racecheck must give at least one. */
   expect: ReportKind[];
@@ -56,7 +56,8 @@ export class RaceSession {
     return new RaceSession(dev, await ThreadRunner.create(dev), !device);
   }
 
-  async runJob<I>(job: RaceJob<I>, inputs: I, chooser: Chooser, detect: boolean): Promise<RunResult> {
+  /** Runs the job once under `chooser`; `maxSteps` is each launch's step budget (StepBudgetError past it). */
+  async runJob<I>(job: RaceJob<I>, inputs: I, chooser: Chooser, detect: boolean, o: { maxSteps?: number } = {}): Promise<RunResult> {
     const decisions: number[] = [];
     const reports: RaceReport[] = [];
     const runner = this.runner;
@@ -80,7 +81,7 @@ export class RaceSession {
         runner.nameBuffer(name, a);
         return a;
       },
-      launch: (l) => runner.run(l, { chooser, detect, decisions, reports }),
+      launch: (l) => runner.run(l, { chooser, detect, decisions, reports, maxSteps: o.maxSteps }),
     };
     const outputs = await job.run(ctx, inputs);
     return { outputs, decisions, reports, steps: runner.step, switches: runner.switches };

@@ -1,13 +1,20 @@
 // What the race tools report. Every report names the kernel, and where it applies the address
 // (buffer + byte offset + element index, or the block's shared memory), the two threads
-// (blockIdx, threadIdx) and their access kinds.
+// (blockIdx, threadIdx) with their access kinds and source lines, and a severity in
+// compute-sanitizer's terms: an error fails the run, a warning does not, a note is no hazard.
 
 export type ReportKind =
-  | 'data-race'                  // two threads of different warps or blocks, unordered, one writes
-  | 'warp-sync-hazard'           // the same, between lanes of one warp: code relying on lock-step without __syncwarp
+  | 'data-race'                  // two threads of different warps or blocks (or lanes storing in one instruction), unordered, one writes
+  | 'warp-sync-hazard'           // the same, between lanes of one warp at different instructions: code relying on lock-step without __syncwarp
   | 'barrier-divergence'         // a thread exits or waits elsewhere while others wait at a __syncthreads
   | 'out-of-bounds'              // an access outside every allocation (and outside the block's shared memory)
-  | 'schedule-dependent-output'; // two schedules gave different outputs (atomics' order, races)
+  | 'schedule-dependent-output'  // two schedules gave different outputs, and the kernel has races
+  | 'atomic-order-output';       // no race, but the output follows the order of atomics (a note, not a hazard)
+
+/** compute-sanitizer's hazard types: read after write, write after read, write after write (in the run's order). */
+export type HazardType = 'RAW' | 'WAR' | 'WAW';
+
+export type Severity = 'error' | 'warning' | 'note';
 
 export type AccessKind = 'read' | 'write' | 'atomic';
 
@@ -44,8 +51,17 @@ export interface RaceReport {
   second?: AccessRef | ThreadRef;
   /** barrier-divergence: the barrier (count of __syncthreads the waiting threads reached) and sites. */
   barrier?: number;
-  /** schedule-dependent-output: the two schedules. */
+  /** schedule-dependent-output / atomic-order-output: the two schedules. */
   schedules?: [string, string];
+  /** error (fails the run), warning (e.g. two writes of the same value), note (atomic-order output). */
+  severity?: Severity;
+  /** Races: RAW, WAR or WAW (atomics count as writes); `atomic` when one side is an atomic. */
+  hazard?: HazardType;
+  atomic?: boolean;
+  /** Races: how many conflicting accesses (thread pairs) this one report stands for. */
+  count?: number;
+  /** atomic-order-output: 'same-set' when every differing output holds the same values in another order. */
+  order?: 'same-set' | 'values';
 }
 
 export function fmtThread(t: ThreadRef): string {

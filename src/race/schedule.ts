@@ -15,8 +15,12 @@
 // FNV-1a hash of everything before it (8 hex digits): a truncated or edited string does not
 // parse. Fields that do not apply are '-'. Format 1 (`simt-sched/1:…`, without <count> and
 // <check>) is still read.
+//
+// The `interval` strategy is barrier-interval order (what racecheck runs): a thread runs until
+// it waits at a barrier or ends, and only there is a decision made (and recorded); its seed,
+// when present, drew the decisions at random.
 
-export type Strategy = 'inorder' | 'random' | 'pct' | 'exhaustive' | 'replay';
+export type Strategy = 'inorder' | 'random' | 'pct' | 'exhaustive' | 'replay' | 'interval';
 
 export interface Chooser {
   /** Picks the next thread among `runnable` (ascending gids, at least two). `current`: the thread at the scheduling point, or -1. */
@@ -25,6 +29,12 @@ export interface Chooser {
   readonly keepsCurrent?: boolean;
   /** True when, at this step, the chooser would keep a runnable current thread if the runnable set has not grown (PCT between change points). */
   keepsCurrentAt?(step: number): boolean;
+  /** True when it keeps a runnable current thread and otherwise takes the lowest runnable gid (no list needed). */
+  readonly lowest?: boolean;
+  /** Barrier-interval order: accesses are no scheduling points; decisions come only where a thread blocks or ends. */
+  readonly coarse?: boolean;
+  /** Decides from a membership test alone when it can (replay), else returns undefined and `choose` gets the list. */
+  pick?(isRunnable: (gid: number) => boolean, current: number, step: number): number | undefined;
 }
 
 /** mulberry32: a small 32-bit generator; `simt-sched/1` strings name it. */
@@ -43,8 +53,30 @@ export class Mulberry32 {
 /** Runs the current thread until it blocks or ends, then the lowest runnable gid (a sequential, GPU-unlike reference). */
 export class InOrderChooser implements Chooser {
   readonly keepsCurrent = true;
+  readonly lowest = true;
   choose(runnable: readonly number[], current: number): number {
     return runnable.includes(current) ? current : runnable[0]!;
+  }
+}
+
+/**
+ * Barrier-interval order: each thread runs until it waits at a barrier or ends (no preemption
+ * at accesses, so no context switch unless a thread blocks). Without a seed the next thread is
+ * the lowest runnable one; with one, a random runnable one (another order of the intervals,
+ * and of the atomics in them).
+ */
+export class IntervalChooser implements Chooser {
+  readonly keepsCurrent = true;
+  readonly coarse = true;
+  readonly lowest: boolean;
+  private readonly rng: Mulberry32 | undefined;
+  constructor(readonly seed?: number) {
+    this.lowest = seed === undefined;
+    this.rng = seed === undefined ? undefined : new Mulberry32(seed);
+  }
+  choose(runnable: readonly number[], current: number): number {
+    if (!this.rng) return runnable.includes(current) ? current : runnable[0]!;
+    return runnable[this.rng.below(runnable.length)]!;
   }
 }
 
@@ -88,7 +120,24 @@ export class PctChooser implements Chooser {
 export class ReplayChooser implements Chooser {
   private k = 0;
   beyond = 0;
-  constructor(readonly decisions: readonly number[], readonly strict = true) {}
+  readonly keepsCurrent: boolean;
+  /**
+   * `coarse`: the decisions were made in barrier-interval order (an `interval` schedule): they
+   * are consulted only where a thread blocks or ends.
+   */
+  constructor(readonly decisions: readonly number[], readonly strict = true, readonly coarse = false) {
+    this.keepsCurrent = coarse;
+  }
+  pick(isRunnable: (gid: number) => boolean, current: number): number | undefined {
+    if (this.k < this.decisions.length) {
+      const g = this.decisions[this.k]!;
+      if (!isRunnable(g)) return undefined; // choose() says why (or, not strict, falls back)
+      this.k++;
+      return g;
+    }
+    if (current >= 0 && isRunnable(current)) { this.beyond++; return current; }
+    return undefined;
+  }
   choose(runnable: readonly number[], current: number): number {
     if (this.k < this.decisions.length) {
       const g = this.decisions[this.k++]!;
@@ -156,7 +205,7 @@ export const SCHEDULE_PREFIX_V1 = 'simt-sched/1';
 /** The most decisions a schedule string may hold (a decoded list is an array of this many numbers). */
 export const MAX_DECISIONS = 1 << 24;
 
-const STRATEGIES: readonly Strategy[] = ['inorder', 'random', 'pct', 'exhaustive', 'replay'];
+const STRATEGIES: readonly Strategy[] = ['inorder', 'random', 'pct', 'exhaustive', 'replay', 'interval'];
 const DIGITS36 = /^[0-9a-z]+$/;
 
 function excerpt(text: string): string {
@@ -236,29 +285,34 @@ export function parseSchedule(text: string): Schedule {
   if (!v2 && parts[0] !== SCHEDULE_PREFIX_V1) {
     throw new ScheduleFormatError(`not a simt schedule (expected '${SCHEDULE_PREFIX}:…'): ${excerpt(t)}`);
   }
-  if (v2) {
-    const check = parts.pop()!;
-    const body = t.slice(0, t.length - check.length - 1);
-    if (parts.length < 2 || !/^[0-9a-f]{8}$/.test(check) || checksum(body) !== check) {
-      throw new ScheduleFormatError(`schedule truncated or altered (its checksum does not match): ${excerpt(t)}`);
-    }
-  }
+  // Fields are checked one by one before the checksum, so the message names the bad token;
+  // the checksum then catches an edit that left every field well-formed.
   const num = (v: string | undefined, what: string, min: number): number | null => {
     if (v === '-') return null;
     const n = v !== undefined && /^\d+$/.test(v) ? Number(v) : NaN;
     if (!Number.isSafeInteger(n) || n < min) throw new ScheduleFormatError(`bad ${what} ${excerpt(String(v))} in schedule ${excerpt(t)}`);
     return n;
   };
+  const verify = (): void => {
+    if (!v2) return;
+    const check = parts[parts.length - 1]!;
+    const body = t.slice(0, t.length - check.length - 1);
+    if (!/^[0-9a-f]{8}$/.test(check)) throw new ScheduleFormatError(`schedule truncated: its last field ${excerpt(check)} is not the 8-hex-digit checksum: ${excerpt(t)}`);
+    if (checksum(body) !== check) throw new ScheduleFormatError(`schedule altered: its checksum ${check} does not match its text (copy the whole string): ${excerpt(t)}`);
+  };
   if (parts[1] === 'serial') {
-    if (parts.length !== 4 || parts[2] !== 'splitmix64') throw new ScheduleFormatError(`bad serial schedule: ${excerpt(t)}`);
+    if (parts.length !== (v2 ? 5 : 4) || parts[2] !== 'splitmix64') throw new ScheduleFormatError(`bad serial schedule: ${excerpt(t)}`);
     const seed = num(parts[3], 'seed', 0);
     if (seed === null) throw new ScheduleFormatError(`bad serial schedule (no seed): ${excerpt(t)}`);
+    verify();
     return { mode: 'serial', generator: 'splitmix64', seed };
   }
-  const fields = v2 ? 8 : 7;
-  if (parts[1] !== 'fine' || parts.length !== fields) {
-    throw new ScheduleFormatError(`bad fine schedule (want ${fields} ':'-separated fields${v2 ? ' and a checksum' : ''}): ${excerpt(t)}`);
+  if (parts[1] !== 'fine') throw new ScheduleFormatError(`bad schedule mode ${excerpt(String(parts[1]))} (fine or serial) in schedule ${excerpt(t)}`);
+  const fields = v2 ? 9 : 7;
+  if (parts.length < fields) {
+    throw new ScheduleFormatError(`schedule truncated: ${parts.length} of ${fields} ':'-separated fields, ending at ${excerpt(parts[parts.length - 1]!)}: ${excerpt(t)}`);
   }
+  if (parts.length > fields) throw new ScheduleFormatError(`bad fine schedule: ${parts.length} ':'-separated fields, want ${fields}: ${excerpt(t)}`);
   const strategy = parts[2] as Strategy;
   if (!STRATEGIES.includes(strategy)) throw new ScheduleFormatError(`unknown strategy ${excerpt(parts[2]!)} in schedule ${excerpt(t)}`);
   const generator = parts[3]!;
@@ -269,8 +323,13 @@ export function parseSchedule(text: string): Schedule {
   if (v2) {
     const count = num(parts[6], 'decision count', 0);
     if (count === null || count > MAX_DECISIONS) throw new ScheduleFormatError(`bad decision count ${excerpt(String(parts[6]))} (at most ${MAX_DECISIONS}) in schedule ${excerpt(t)}`);
-    decisions = decodeDecisions(parts[7]!, count);
-    if (decisions.length !== count) throw new ScheduleFormatError(`schedule truncated: ${count} decisions declared, ${decisions.length} present`);
+    decisions = decodeDecisions(parts[7]!);
+    if (decisions.length > count) throw new ScheduleFormatError(`schedule altered: ${count} decisions declared, ${decisions.length} present`);
+    if (decisions.length < count) {
+      const last = parts[7]!.split('.').pop()!;
+      throw new ScheduleFormatError(`schedule truncated: ${count} decisions declared, ${decisions.length} present (the list ends at ${excerpt(last)})`);
+    }
+    verify();
   } else {
     decisions = decodeDecisions(parts[6]!);
   }

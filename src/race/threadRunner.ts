@@ -18,12 +18,13 @@ import type { Device } from '../device.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
 import { toDim3, type Dim3, type DimLike } from '../dims.js';
 import { DTYPES, isDType } from '../dtypes.js';
-import { KernelArgumentError, KernelError, LaunchConfigError, SharedMemoryLimitError } from '../errors.js';
+import { KernelArgumentError, KernelError, LaunchConfigError, SharedMemoryLimitError, SimtError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { KernelModule, ModuleKernelMeta, ModuleSite } from '../kernelModule.js';
 import type { Chooser } from './schedule.js';
-import type { AccessKind, RaceReport, ThreadRef } from './reports.js';
+import type { AccessKind, HazardType, RaceReport, ThreadRef } from './reports.js';
 import { fmtLocation } from './reports.js';
+import { ATOMIC, type Conflict, READ, Shadow, Stamps, WRITE } from './shadow.js';
 import {
   type KernelFn, type ThreadExports, type ThreadHooks, type ThreadProgram, OutOfBoundsTrap,
   describeModule, instantiateBuiltin, instantiateCompiled, kernelMeta, marshalCompiledArgs, siteLocation,
@@ -45,6 +46,12 @@ export interface ThreadLaunch {
    * kernel: its arguments as `device.launch` takes them (in order, or keyed by parameter name).
    */
   args: readonly (DeviceArray | number | bigint)[] | Readonly<Record<string, DeviceArray | number | bigint>>;
+  /**
+   * Lanes per warp as the race detector sees them (a power of two, 1–32; default 32): which
+   * threads __syncwarp orders and which pairs are warp-level hazards, for code written for
+   * narrower warps.
+   */
+  warpSize?: number;
 }
 
 export interface RunOptions {
@@ -56,16 +63,25 @@ export interface RunOptions {
   reports: RaceReport[];
   /** Stop collecting reports past this many (default 200). */
   maxReports?: number;
+  /** Scheduling points (accesses, barriers, exits) a launch may take before it is stopped (default DEFAULT_MAX_STEPS). */
+  maxSteps?: number;
 }
 
-const READ = 0, WRITE = 1, ATOMIC = 2;
+/** The default step budget of one launch: far above any kernel the race tools are meant for, low enough that a spin-wait ends. */
+export const DEFAULT_MAX_STEPS = 200_000_000;
+
+/** A launch ran past its step budget (a spin-wait on another block, or a loop without end): says where each stopped. */
+export class StepBudgetError extends SimtError {}
+
+/** Thrown by a hook through the running thread's wasm frames when the budget is spent. */
+class StepBudgetTrap extends Error {}
+
 const ACCESS_NAMES: AccessKind[] = ['read', 'write', 'atomic'];
 /** `waiting` states of a thread. */
 const RUNS = 0, AT_SYNCTHREADS = 1, AT_SYNCWARP = 2, AT_COLLECTIVE = 3;
 
-/** One access in the shadow state. */
-interface Acc { gid: number; blk: number; tid: number; epoch: number; wepoch: number; kind: number; size: number; site: number }
-interface Cell { w: Acc | null; r: Acc[] }
+/** A write-write hazard whose values are compared once the second store has happened. */
+interface PendingStore { addr: number; size: number; old: number[]; report: RaceReport }
 
 export class ThreadRunner {
   private builtin!: ThreadProgram;
@@ -110,9 +126,26 @@ export class ThreadRunner {
   private released = false;
   private switchTo = -1;
   private rewinding = false;
-  private shadow = new Map<number, Cell>();
+  private readonly stamps = new Stamps();
+  private readonly shadow = new Shadow(this.stamps);
+  /** Per resident thread: its interval stamp (-1: none yet in this barrier interval). */
+  private stampOf!: Int32Array;
   private seen = new Set<string>();
-  private readonly runnable: number[] = [];
+  /** Races reported so far in this launch, by hazard (kind, type, space, buffer, both sites). */
+  private readonly hazards = new Map<string, RaceReport>();
+  /** Write-write hazards whose second value is known only after the store: settled at the thread's next hook. */
+  private pending: PendingStore | undefined;
+  /** WAW reports for which every pair so far wrote the same value (warnings until one differs). */
+  private readonly sameValue = new Set<RaceReport>();
+  /** Lanes per warp (32; narrower for code written for another width). */
+  private warpSize = 32;
+  private warpsPerBlock = 1;
+  private maxSteps = DEFAULT_MAX_STEPS;
+  /** Ascending gids of the runnable threads, valid while `listValid` (rebuilt after a release). */
+  private runList: number[] = [];
+  private listValid = false;
+  /** Every resident thread below this index is done or waiting (in-order's next thread is found from here). */
+  private scanFrom = 0;
 
   private constructor(readonly device: Device, readonly maxResidentThreads: number) {}
 
@@ -173,16 +206,38 @@ export class ThreadRunner {
     // A compiled kernel's shared memory is held to the device's limit, as device.launch holds it.
     if (meta && this.sharedBytes > this.device.sharedMemoryLimit) throw new SharedMemoryLimitError(this.sharedBytes, this.device.sharedMemoryLimit);
     this.sharedStride = Math.ceil(Math.max(prog.reservedShared + this.sharedBytes, 16) / 128) * 128;
+    const ws = l.warpSize ?? 32;
+    if (!Number.isInteger(ws) || ws < 1 || ws > 32 || (ws & (ws - 1)) !== 0) throw new LaunchConfigError(`warpSize must be a power of two from 1 to 32, got ${String(ws)}`);
+    this.warpSize = ws;
+    this.warpsPerBlock = Math.ceil(this.bt / ws);
+    this.maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
     this.shadow.clear();
+    this.stamps.reset();
     this.seen.clear();
+    this.hazards.clear();
+    this.sameValue.clear();
+    this.pending = undefined;
     const blocks = grid.x * grid.y * grid.z;
     const perWave = Math.max(1, Math.floor(this.maxResidentThreads / this.bt));
     this.ensureAreas(Math.min(perWave, blocks));
     this.ex.__setLaunch(grid.x, grid.y, grid.z, block.x, block.y, block.z);
     this.ex.__setDynamicShared?.(dynamicShared);
-    for (let first = 0; first < blocks; first += perWave) {
-      this.runWave(fn, args, first, Math.min(perWave, blocks - first));
+    try {
+      for (let first = 0; first < blocks; first += perWave) {
+        this.runWave(fn, args, first, Math.min(perWave, blocks - first));
+      }
+    } finally {
+      this.finishHazards();
     }
+  }
+
+  /** Write-write hazards where every pair stored the same value end as warnings. */
+  private finishHazards(): void {
+    for (const r of this.sameValue) {
+      r.severity = 'warning';
+      r.message += ' (both stored the same value)';
+    }
+    this.sameValue.clear();
   }
 
   /** The program and export a launch runs, and its arguments as wasm values. */
@@ -239,13 +294,16 @@ export class ThreadRunner {
     this.bcount = new Int32Array(n);
     this.site = new Int32Array(n);
     this.epoch = new Int32Array(nBlocks);
-    this.wepoch = new Int32Array(nBlocks * Math.ceil(this.bt / 32));
+    this.wepoch = new Int32Array(nBlocks * this.warpsPerBlock);
+    this.stampOf = new Int32Array(n).fill(-1);
     const s0 = this.sharedArea!.byteOffset, s1 = s0 + nBlocks * this.sharedStride;
     this.u8.fill(0, s0, s1);
-    if (firstBlock > 0 && this.opts.detect) for (let a = s0; a < s1; a++) this.shadow.delete(a);
+    if (firstBlock > 0 && this.opts.detect) this.shadow.forget(s0, s1);
     const ex = this.ex;
     this.cur = -1;
     this.runnableCount = n;
+    this.listValid = false;
+    this.scanFrom = 0;
     let next = this.pickNext();
     while (next >= 0) {
       const i = next;
@@ -266,12 +324,13 @@ export class ThreadRunner {
         callKernel(fn, args);
       } catch (e) {
         this.resetAsyncify();
+        this.settle();
+        if (e instanceof StepBudgetTrap) throw this.budgetError(i);
         // Racecheck reports an index out of bounds and lets the other threads go on (the
         // trapping thread ends there); any other run fails as the device's launch would.
         if (!(e instanceof OutOfBoundsTrap && this.opts.detect)) throw this.trapError(i, e);
         this.reportTrap(i, e);
-        this.done[i] = 1;
-        this.runnableCount--;
+        this.markBlocked(i, true);
         this.tryRelease(b);
         this.step++;
         next = this.pickNext();
@@ -281,8 +340,8 @@ export class ThreadRunner {
         ex.asyncify_stop_unwind();
         next = this.switchTo;
       } else {
-        this.done[i] = 1;
-        this.runnableCount--;
+        this.settle();
+        this.markBlocked(i, true);
         this.tryRelease(b);
         this.step++;
         next = this.pickNext();
@@ -303,28 +362,72 @@ export class ThreadRunner {
 
   /** The next thread to run (resident index), or -1 when every thread has finished. */
   private pickNext(): number {
-    // Fast path for choosers that keep the running thread (in-order): no list to build.
     const cur = this.cur;
     const ch = this.opts.chooser;
-    if (cur >= 0 && !this.released && !this.done[cur] && !this.waiting[cur] && (ch.keepsCurrent || (ch.keepsCurrentAt && ch.keepsCurrentAt(this.step)))) {
-      if (this.runnableCount >= 2) this.opts.decisions.push(cur + this.waveFirstBlock * this.bt);
+    const base = this.waveFirstBlock * this.bt;
+    const curRuns = cur >= 0 && !this.done[cur] && !this.waiting[cur];
+    // Fast path for choosers that keep the running thread (in-order): no list to build.
+    if (curRuns && !this.released && (ch.keepsCurrent || (ch.keepsCurrentAt && ch.keepsCurrentAt(this.step)))) {
+      if (this.runnableCount >= 2 && !ch.coarse) this.opts.decisions.push(cur + base);
       return cur;
     }
     this.released = false;
-    const run = this.runnable;
-    run.length = 0;
-    for (let i = 0; i < this.n; i++) if (!this.done[i] && !this.waiting[i]) run.push(i);
-    if (run.length === 0) {
-      if (!this.forceRelease()) return -1;
-      for (let i = 0; i < this.n; i++) if (!this.done[i] && !this.waiting[i]) run.push(i);
-      if (run.length === 0) return -1;
-    }
-    if (run.length === 1) return run[0]!;
-    const base = this.waveFirstBlock * this.bt;
-    const gids = run.map((i) => i + base);
-    const g = this.opts.chooser.choose(gids, this.cur >= 0 && !this.done[this.cur] ? this.cur + base : -1, this.step);
+    if (this.runnableCount === 0 && !this.forceRelease()) return -1;
+    if (this.runnableCount === 0) return -1;
+    if (this.runnableCount === 1) return this.lowestRunnable();
+    const current = cur >= 0 && !this.done[cur] ? cur + base : -1;
+    let g: number | undefined;
+    // Choosers that can decide from a membership test (in-order, replay) cost O(1) per point;
+    // only the ones that choose among all runnable threads (random, PCT, exhaustive) get the list.
+    if (ch.lowest) g = (curRuns ? cur : this.lowestRunnable()) + base;
+    else if (ch.pick) g = ch.pick(this.isRunnableGid, current, this.step);
+    if (g === undefined) g = ch.choose(this.runnableList(), current, this.step);
     this.opts.decisions.push(g);
     return g - base;
+  }
+
+  /** True when global thread `gid` is resident and runnable (a replay's membership test). */
+  private readonly isRunnableGid = (gid: number): boolean => {
+    const i = gid - this.waveFirstBlock * this.bt;
+    return i >= 0 && i < this.n && !this.done[i] && !this.waiting[i];
+  };
+
+  /** The lowest runnable resident thread (amortised O(1): nothing below `scanFrom` runs). */
+  private lowestRunnable(): number {
+    for (let i = this.scanFrom; i < this.n; i++) {
+      if (!this.done[i] && !this.waiting[i]) { this.scanFrom = i; return i; }
+    }
+    return -1;
+  }
+
+  /** The runnable threads' gids, ascending (kept up to date while valid; rebuilt after a release). */
+  private runnableList(): number[] {
+    if (!this.listValid) {
+      const base = this.waveFirstBlock * this.bt, list = this.runList;
+      list.length = 0;
+      for (let i = this.scanFrom; i < this.n; i++) if (!this.done[i] && !this.waiting[i]) list.push(i + base);
+      this.listValid = true;
+    }
+    return this.runList;
+  }
+
+  /** Thread i stops being runnable: it finished (`done`) or waits at a barrier. */
+  private markBlocked(i: number, done: boolean): void {
+    if (done) this.done[i] = 1;
+    this.runnableCount--;
+    if (this.listValid) {
+      const g = i + this.waveFirstBlock * this.bt, list = this.runList;
+      let lo = 0, hi = list.length;
+      while (lo < hi) { const m = (lo + hi) >> 1; if (list[m]! < g) lo = m + 1; else hi = m; }
+      if (list[lo] === g) list.splice(lo, 1);
+    }
+  }
+
+  /** Threads [lo, hi) waiting at a barrier may run again. */
+  private markReleased(lo: number): void {
+    this.released = true;
+    this.listValid = false;
+    if (lo < this.scanFrom) this.scanFrom = lo;
   }
 
   private unwind(i: number): void {
@@ -335,13 +438,22 @@ export class ThreadRunner {
     this.switches++;
   }
 
+  /** Counts a scheduling point against the launch's budget (throws through the thread's frames when spent). */
+  private tick(): void {
+    if (++this.step > this.maxSteps) throw new StepBudgetTrap();
+  }
+
   private onAccess(kind: number, addr: number, size: number, site: number): number {
+    if (this.pending) this.settle();
     if (this.rewinding) {
       this.ex.asyncify_stop_rewind();
       this.rewinding = false;
       return this.perform(this.cur, kind, addr, size, site);
     }
-    this.step++;
+    this.lastSite = site;
+    this.tick();
+    // Interval order: a thread runs until it blocks or ends, so an access is no scheduling point.
+    if (this.opts.chooser.coarse) return this.perform(this.cur, kind, addr, size, site);
     const next = this.pickNext();
     if (next === this.cur) return this.perform(this.cur, kind, addr, size, site);
     this.switchTo = next;
@@ -350,6 +462,7 @@ export class ThreadRunner {
   }
 
   private onBarrier(scope: number, site: number): void {
+    if (this.pending) this.settle();
     if (this.rewinding) {
       this.ex.asyncify_stop_rewind();
       this.rewinding = false;
@@ -357,7 +470,10 @@ export class ThreadRunner {
     }
     const i = this.cur;
     const b = Math.floor(i / this.bt);
-    this.runnableCount--;
+    // Shuffles and votes exchange values among 32 lanes (the runtime's layout): a narrower warp would meet too early.
+    if (scope === 2 && this.warpSize !== 32) throw new LaunchConfigError(`warp shuffles and votes need warpSize 32 (this launch has ${this.warpSize})`);
+    this.lastSite = site;
+    this.markBlocked(i, false);
     if (scope === 0) {
       this.waiting[i] = AT_SYNCTHREADS;
       this.bcount[i]!++;
@@ -365,13 +481,24 @@ export class ThreadRunner {
       this.tryRelease(b);
     } else {
       this.waiting[i] = scope === 1 ? AT_SYNCWARP : AT_COLLECTIVE;
-      this.tryReleaseWarp(b, (i - b * this.bt) >> 5);
+      this.tryReleaseWarp(b, Math.floor((i - b * this.bt) / this.warpSize));
     }
-    this.step++;
+    this.tick();
     const next = this.pickNext();
     if (next === i) return;
     this.switchTo = next;
     this.unwind(i);
+  }
+
+  /** The site of the running thread's last scheduling point (where a budget stop names it). */
+  private lastSite = -1;
+
+  /** The error a spent step budget becomes: the kernel, the budget, and where the running thread was. */
+  private budgetError(i: number): StepBudgetError {
+    const r = this.threadRef(i);
+    const at = this.siteText(this.lastSite);
+    return new StepBudgetError(`kernel ${this.kernelName} stopped after ${this.maxSteps} scheduling steps (its step budget): block (${r.block.join(',')}) thread (${r.thread.join(',')}) was at ${this.lastSite >= 0 ? at : 'an access'}; ` +
+      'a thread waiting for another block (which a GPU does not promise to run) or a loop without end never finishes: fix the kernel, or raise the budget (maxSteps, --max-steps)');
   }
 
   /** Releases block b's __syncthreads if every live thread of b waits there. */
@@ -380,7 +507,7 @@ export class ThreadRunner {
     let any = false;
     for (let i = lo; i < hi; i++) {
       if (this.done[i]) continue;
-      if (this.waiting[i] !== AT_SYNCTHREADS) { if (this.waiting[i] !== RUNS) this.tryReleaseWarp(b, (i - lo) >> 5); return; }
+      if (this.waiting[i] !== AT_SYNCTHREADS) { if (this.waiting[i] !== RUNS) this.tryReleaseWarp(b, Math.floor((i - lo) / this.warpSize)); return; }
       any = true;
     }
     if (!any) return;
@@ -393,7 +520,7 @@ export class ThreadRunner {
    * exchanges values but, as in CUDA, orders no memory access.
    */
   private tryReleaseWarp(b: number, w: number): void {
-    const lo = b * this.bt + w * 32, hi = Math.min(lo + 32, (b + 1) * this.bt);
+    const lo = b * this.bt + w * this.warpSize, hi = Math.min(lo + this.warpSize, (b + 1) * this.bt);
     let any = false, orders = true;
     for (let i = lo; i < hi; i++) {
       if (this.done[i]) continue;
@@ -404,8 +531,11 @@ export class ThreadRunner {
     }
     if (!any) return;
     for (let i = lo; i < hi; i++) if (!this.done[i]) { this.waiting[i] = RUNS; this.runnableCount++; }
-    this.released = true;
-    if (orders) this.wepoch[b * Math.ceil(this.bt / 32) + w]!++;
+    this.markReleased(lo);
+    if (orders) {
+      this.wepoch[b * this.warpsPerBlock + w]!++;
+      this.stampOf.fill(-1, lo, hi);
+    }
   }
 
   /** Releases every waiting thread of block b, reporting divergence among them. */
@@ -439,10 +569,11 @@ export class ThreadRunner {
       }
     }
     for (let i = lo; i < hi; i++) if (!this.done[i] && this.waiting[i]) { this.waiting[i] = RUNS; this.runnableCount++; }
-    this.released = true;
+    this.markReleased(lo);
     this.epoch[b]!++;
-    const warps = Math.ceil(this.bt / 32);
+    const warps = this.warpsPerBlock;
     for (let w = 0; w < warps; w++) this.wepoch[b * warps + w]!++;
+    this.stampOf.fill(-1, lo, hi);
   }
 
   /** Nothing runnable but threads wait: release a block whose live threads all wait (mixed barriers). */
@@ -582,53 +713,53 @@ export class ThreadRunner {
     });
   }
 
+  /** Thread i's interval stamp (a new one after each barrier that orders it). */
+  private stampFor(i: number): number {
+    let st = this.stampOf[i]!;
+    if (st < 0) {
+      const b = Math.floor(i / this.bt), w = Math.floor((i - b * this.bt) / this.warpSize);
+      st = this.stamps.add(this.gidOf(i), this.waveFirstBlock + b, w, this.epoch[b]!, this.wepoch[b * this.warpsPerBlock + w]!);
+      this.stampOf[i] = st;
+    }
+    return st;
+  }
+
   private shadowAccess(i: number, kind: number, addr: number, size: number, site: number, space: 'shared' | 'global', name: string, base: number): void {
-    const b = Math.floor(i / this.bt);
-    const warps = Math.ceil(this.bt / 32);
-    const tid = i - b * this.bt;
-    const acc: Acc = { gid: this.gidOf(i), blk: this.waveFirstBlock + b, tid, epoch: this.epoch[b]!, wepoch: this.wepoch[b * warps + (tid >> 5)]!, kind, size, site };
-    // Shared memory of different blocks is distinct memory: key by address (regions do not overlap).
-    for (let a = addr; a < addr + size; a++) {
-      let cell = this.shadow.get(a);
-      if (!cell) { cell = { w: null, r: [] }; this.shadow.set(a, cell); }
-      let conflict: Acc | null = null;
-      if (cell.w && this.conflicts(cell.w, acc)) conflict = cell.w;
-      if (!conflict && kind !== READ) for (const r of cell.r) if (this.conflicts(r, acc)) { conflict = r; break; }
-      if (conflict) { this.reportRace(conflict, acc, addr, space, name, base); break; }
-    }
-    for (let a = addr; a < addr + size; a++) {
-      const cell = this.shadow.get(a)!;
-      if (kind === READ) {
-        const k = cell.r.findIndex((r) => r.gid === i);
-        if (k >= 0) cell.r[k] = acc; else cell.r.push(acc);
-      } else {
-        cell.w = acc;
-        cell.r = kind === ATOMIC ? [acc] : [];
-      }
+    const s = this.stampFor(i);
+    const c = this.shadow.access(s, kind, addr, size, site);
+    if (c) this.reportRace(c, s, kind, size, site, addr, space, name, base);
+  }
+
+  /** Settles a pending write-write hazard once the second store has happened: did it store another value? */
+  private settle(): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    for (let k = 0; k < p.size; k++) {
+      if (this.u8[p.addr + k] !== p.old[k]) { this.sameValue.delete(p.report); return; }
     }
   }
 
-  /** True when a and b (a earlier) conflict: different threads, unordered, not both atomic, one writes. */
-  private conflicts(a: Acc, b: Acc): boolean {
-    if (a.gid === b.gid) return false;
-    if (a.kind === ATOMIC && b.kind === ATOMIC) return false;
-    if (a.kind === READ && b.kind === READ) return false;
-    if (a.blk !== b.blk) return true;
-    if (a.epoch !== b.epoch) return false;
-    if ((a.tid >> 5) === (b.tid >> 5) && a.wepoch !== b.wepoch) return false;
-    return true;
-  }
-
-  private reportRace(a: Acc, b: Acc, addr: number, space: 'shared' | 'global', name: string, base: number): void {
-    const sameWarp = a.blk === b.blk && (a.tid >> 5) === (b.tid >> 5);
-    const kind = sameWarp ? 'warp-sync-hazard' : 'data-race';
-    const key = `${kind}:${addr}`;
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    const first = { ...this.threadRefOf(a.gid), ...this.siteRef(a.site), access: ACCESS_NAMES[a.kind]!, size: a.size };
-    const second = { ...this.threadRefOf(b.gid), ...this.siteRef(b.site), access: ACCESS_NAMES[b.kind]!, size: b.size };
+  private reportRace(c: Conflict, s: number, kind: number, size: number, site: number, addr: number, space: 'shared' | 'global', name: string, base: number): void {
+    const st = this.stamps;
+    const sameWarp = st.blk[c.stamp] === st.blk[s] && st.warp[c.stamp] === st.warp[s];
+    // Lanes of one warp storing to one address in the same instruction: __syncwarp cannot order
+    // that, so it is a plain data race, not a warp-synchronous hazard.
+    const oneInstruction = sameWarp && site >= 0 && c.site === site && c.kind === WRITE && kind === WRITE;
+    const rkind = sameWarp && !oneInstruction ? 'warp-sync-hazard' : 'data-race';
+    const hazard: HazardType = c.kind === READ ? 'WAR' : kind === READ ? 'RAW' : 'WAW';
+    const atomic = c.kind === ATOMIC || kind === ATOMIC;
+    const key = `${rkind}:${hazard}:${atomic}:${space}:${name}:${c.site}:${site}`;
+    const known = this.hazards.get(key);
+    if (known) {
+      known.count = (known.count ?? 1) + 1;
+      if (hazard === 'WAW' && !atomic && this.sameValue.has(known)) this.watchStore(addr, size, known);
+      return;
+    }
+    const first = { ...this.threadRefOf(st.gid[c.stamp]!), ...this.siteRef(c.site), access: ACCESS_NAMES[c.kind]!, size: c.size };
+    const second = { ...this.threadRefOf(st.gid[s]!), ...this.siteRef(site), access: ACCESS_NAMES[kind]!, size };
     const offset = addr - base;
-    let at: string, buffer = name, index = Math.floor(offset / b.size);
+    let at: string, buffer = name, index = Math.floor(offset / size);
     const arr = space === 'shared' ? this.sharedArrayAt(offset) : undefined;
     if (arr) {
       // A compiled kernel's __shared__ array: name it and index it as the source does.
@@ -640,12 +771,24 @@ export class ThreadRunner {
     } else {
       at = `'${name}' byte ${offset} (element ${index})`;
     }
-    this.report({
-      kind, kernel: this.kernelName, space, buffer, offset, index, address: addr,
+    const why = oneInstruction ? ' (lanes of one warp storing in one instruction: no __syncwarp can order them)'
+      : sameWarp ? ' (lanes of one warp: lock-step assumed without __syncwarp)' : (first.block.join() !== second.block.join() ? ' (different blocks)' : '');
+    const r: RaceReport = {
+      kind: rkind, kernel: this.kernelName, severity: 'error', hazard, atomic, count: 1, space, buffer, offset, index, address: addr,
       conflict: `${first.access}-${second.access}`, first, second,
-      message: `${at}: ${fmt(first)} ${first.access}${fmtLocation(first)} and ${fmt(second)} ${second.access}${fmtLocation(second)}, not ordered by a barrier` +
-        (sameWarp ? ' (lanes of one warp: lock-step assumed without __syncwarp)' : (a.blk !== b.blk ? ' (different blocks)' : '')),
-    });
+      message: `${at}: ${fmt(first)} ${first.access}${fmtLocation(first)} and ${fmt(second)} ${second.access}${fmtLocation(second)}, not ordered by a barrier${why}`,
+    };
+    if (this.opts.reports.length >= (this.opts.maxReports ?? 200)) return;
+    this.hazards.set(key, r);
+    this.report(r);
+    if (hazard === 'WAW' && !atomic) { this.sameValue.add(r); this.watchStore(addr, size, r); }
+  }
+
+  /** Compares the bytes at addr now (the earlier store's) with those after the running thread's store. */
+  private watchStore(addr: number, size: number, r: RaceReport): void {
+    const old: number[] = [];
+    for (let k = 0; k < size; k++) old.push(this.u8[addr + k]!);
+    this.pending = { addr, size, old, report: r };
   }
 
   /** The compiled kernel's `__shared__` array holding byte `offset` of the block's shared memory. */

@@ -27,8 +27,9 @@ export const explore: Command = {
       }
     }
     const { job } = await resolveRaceJob(args);
+    const maxSteps = intOption(args.options, 'max-steps', race.DEFAULT_MAX_STEPS, { min: 1, max: Number.MAX_SAFE_INTEGER });
     if (replaySchedule) {
-      const r = await race.replay(job, replaySchedule);
+      const r = await race.replay(job, replaySchedule, job.inputs(), { maxSteps });
       if (args.options.json) io.out(JSON.stringify({ job: job.name, schedule: replaySchedule, outputs: plain(r.outputs) }));
       else io.out(`${job.name} under ${replaySchedule}:\n  ${preview(r.outputs)}`);
       return 0;
@@ -39,12 +40,13 @@ export const explore: Command = {
     const depth = intOption(args.options, 'depth', 3, { min: 1, max: 1000 });
     const seed = seedOption(args.options, 'seed') ?? 1;
     if (seed + schedules > Number.MAX_SAFE_INTEGER) throw new UsageError(`--seed ${seed} + --schedules ${schedules} passes 2^53`);
-    const res = await race.explore(job, job.inputs(), { schedules, strategy, depth, seed, untilDiffers: !!args.options['until-differs'] });
+    const res = await race.explore(job, job.inputs(), { schedules, strategy, depth, seed, maxSteps, untilDiffers: !!args.options['until-differs'] });
     if (args.options.json) {
       io.out(JSON.stringify({
         job: res.job, strategy: res.strategy, runs: res.runs, exhausted: res.exhausted, ms: res.ms,
         reference: { schedule: res.reference.schedule, outputs: plain(res.reference.outputs) },
-        outcomes: res.outcomes.map((o) => ({ count: o.count, differsFromReference: o.differsFromReference, schedule: o.schedule, outputs: plain(o.outputs) })),
+        classes: res.classes,
+        outcomes: res.outcomes.map((o) => ({ count: o.count, class: o.class, differsFromReference: o.differsFromReference, schedule: o.schedule, outputs: plain(o.outputs) })),
         found: res.found ? { index: res.found.index, schedule: res.found.schedule } : null,
       }));
       return 0;
@@ -52,14 +54,22 @@ export const explore: Command = {
     io.out(`${res.job}: ${res.runs} ${res.strategy} schedules, ${res.outcomes.length} distinct outcome(s)` +
       (res.exhausted ? ' (every interleaving enumerated)' : '') + ` in ${res.ms.toFixed(0)} ms`);
     io.out(`  reference (in-order): ${preview(res.reference.outputs)}`);
+    // Reorderings of the reference's values (filled in the order of atomics) are one class, not one outcome each.
+    for (const c of res.classes) {
+      io.out(`  class ${CLASS_NAMES[c.class]}: ${c.outcomes} outcome(s), ${c.runs} run(s)`);
+      if (c.class === 'same-set') io.out(`          replay one: ${c.schedule}`);
+    }
     for (const o of res.outcomes) {
-      io.out(`  ${String(o.count).padStart(6)}× ${o.differsFromReference ? '≠ref' : '=ref'}  ${preview(o.outputs)}`);
+      if (o.class === 'same-set') continue; // listed as its class above
+      io.out(`  ${String(o.count).padStart(6)}× ${o.class === 'reference' ? '=ref' : '≠ref'}  ${preview(o.outputs)}`);
       io.out(`          replay: ${o.schedule}`);
     }
     if (res.found) io.out(`  stopped at run ${res.found.index}: ${res.found.schedule}`);
     return 0;
   },
 };
+
+const CLASS_NAMES = { reference: "'as the reference'", 'same-set': "'same set, different order'", differs: "'different values'" } as const;
 
 function plain(o: Record<string, ArrayLike<number | bigint>>): Record<string, (number | string)[]> {
   const out: Record<string, (number | string)[]> = {};

@@ -24,6 +24,7 @@ const EXPLORE_OPTIONS: OptionSpec[] = [
   { name: 'until-differs', description: 'stop at the first outcome that differs from the in-order reference' },
   { name: 'replay', value: 'SCHEDULE', description: 'run once under this schedule string (as printed after "replay:")' },
   { name: 'list', description: 'list the jobs' },
+  { name: 'max-steps', value: 'N', default: '200000000', description: 'step budget of each launch: a run past it stops and says where' },
   opt.json('one JSON document: { job, strategy, runs, exhausted, ms, reference, outcomes, found }'),
 ];
 
@@ -31,7 +32,8 @@ const RACECHECK_OPTIONS: OptionSpec[] = [
   ...USER_JOB_OPTIONS,
   { name: 'schedules', value: 'N', default: '4', description: 'schedules to run under the detector' },
   { name: 'corpus', description: 'check every job of the corpus and count detections, misses and false alarms' },
-  opt.json('one JSON document: { job, reports, ms, findings: [...] }, or with --corpus { detected, missed, falseAlarms, kernels: [...] }'),
+  { name: 'max-steps', value: 'N', default: '200000000', description: 'step budget of each launch: a run past it stops and says where' },
+  opt.json('one JSON document: { job, reports, summary: { hazards, errors, warnings, notes }, ms, schedules, findings: [...] }, or with --corpus { detected, missed, falseAlarms, kernels: [...] }'),
 ];
 
 export function withExploreOptions(c: Command): Command {
@@ -46,6 +48,6 @@ export function withRacecheckOptions(c: Command): Command {
   return {
     ...c, options: RACECHECK_OPTIONS, jobNames: raceJobNames, jobList: 'simt explore --list',
     examples: ['simt racecheck lostUpdate', 'simt racecheck --corpus --json', 'simt racecheck --module histogram.simt.json --job job.mjs'],
-    details: 'Exit status 1 when a report is found (or, with --corpus, a racy kernel is missed or a clean one reported).',
+    details: 'Reports follow compute-sanitizer\'s layout and end with its RACECHECK SUMMARY line. Exit status 1 when an error is found (warnings and notes do not fail; with --corpus: a racy kernel missed or a clean one reported).',
   };
 }
