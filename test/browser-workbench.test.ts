@@ -236,7 +236,7 @@ describe('kernel workbench in headless Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('served without COOP/COEP, it says that the wasm pool cannot run, and still compiles', async () => {
+  it('served without COOP/COEP, it says that only the compiler works, and compiles', async () => {
     const p = await openPage(`${server!.url}no-isolation/`);
     try {
       expect(await p.evaluate(() => crossOriginIsolated)).toBe(false);

@@ -38,6 +38,8 @@ function load(e: Pick<GalleryEntry, 'path' | 'kernel' | 'job'>): void {
   kernelEditor.setMarks([]);
   $('wb-path').textContent = e.path;
   compiled = undefined;
+  // Results of another kernel would mislead: clear them.
+  for (const id of ['wb-compile', 'wb-results', 'wb-race']) $(id).replaceChildren();
 }
 
 /** Where a diagnostic belongs in the editor: its own line, or the line holding the generated code it quotes. */
@@ -186,6 +188,8 @@ async function raceTools(): Promise<void> {
   const progress = new Progress($('wb-progress') as HTMLProgressElement, $('workbench-status'));
   const module = await compile(progress);
   const j = job(module);
+  const problem = sharedMemoryProblem();
+  if (problem) throw new Error(`the race tools cannot run here: ${problem}`);
   const raceJob = defineJob(j.spec);
   const schedules = Number(($('wb-schedules') as HTMLInputElement).value);
   if (!Number.isInteger(schedules) || schedules < 1) throw new RangeError(`schedules must be a positive integer, got ${schedules}`);
@@ -248,7 +252,7 @@ export async function workbench(action: (section: string, button: HTMLButtonElem
   select.addEventListener('change', () => load([STARTER, ...GALLERY].find((g) => g.id === select.value)!));
   const problem = sharedMemoryProblem();
   if (problem) $('wb-isolation').replaceChildren(el('p', { class: 'verdict bad', 'data-testid': 'wb-isolation',
-    text: `Without cross-origin isolation the compiler, explore and racecheck still work; running on the wasm pool does not: ${problem}` }));
+    text: `Without cross-origin isolation only the compiler works here: running, explore and racecheck need shared wasm memory. ${problem}` }));
   const btn = (id: string): HTMLButtonElement => $(id) as HTMLButtonElement;
   btn('wb-compile-btn').addEventListener('click', () => action('workbench', btn('wb-compile-btn'), async () => {
     setState('running');
