@@ -3,7 +3,8 @@
 // built wasm, the static data and meta, the WGSL sources and the unbundled worker script with
 // its imports — are served as they are under /simt/ (dev: a middleware; build: copied into
 // the output), and the page calls configureAssets({ baseUrl: 'simt/' }). Every response carries
-// the two headers that make the page cross-origin isolated (SharedArrayBuffer).
+// the two headers that make the page cross-origin isolated (SharedArrayBuffer). The kernel
+// compiler (AssemblyScript + Binaryen) is bundled into the workbench's compile worker.
 import { defineConfig, type Plugin } from 'vite';
 import { createReadStream, existsSync, readdirSync, statSync, mkdirSync, copyFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -32,13 +33,19 @@ export function runtimeFiles(root = pkg): string[] {
     if (existsSync(join(root, f))) out.push(f);
   }
   walk('assembly/kernels', (f) => f.endsWith('.wgsl'));
+  // The device runtime the kernel compiler compiles into every module (src/compiler/backend.ts
+  // reads them through readPackageFile): the workbench's compile worker fetches them.
+  walk('assembly/runtime', (f) => f.endsWith('.ts'));
+  for (const f of ['assembly/threads/runtime.ts', 'assembly/threads/compiled.ts']) {
+    if (existsSync(join(root, f))) out.push(f);
+  }
   walk('dist/src', (f) => f.endsWith('.js'));
   return out;
 }
 
 const MIME: Record<string, string> = {
   '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json',
-  '.wgsl': 'text/plain; charset=utf-8', '.bin': 'application/octet-stream',
+  '.wgsl': 'text/plain; charset=utf-8', '.bin': 'application/octet-stream', '.ts': 'text/plain; charset=utf-8',
 };
 
 function simtAssets(): Plugin {
@@ -94,6 +101,8 @@ export default defineConfig({
     rolldownOptions: { external: ['webgpu'], output: { keepNames: true } },
   },
   optimizeDeps: { exclude: ['webgpu'] },
+  // The compile worker imports the AssemblyScript compiler, whose ESM build awaits at top level.
+  worker: { format: 'es', rolldownOptions: { output: { keepNames: true } } },
   plugins: [simtAssets()],
 });
 

@@ -1,4 +1,5 @@
-// The playground page: environment checks, then three panels (compute, race tools, examples).
+// The playground page: environment checks, then four panels (the kernel workbench, compute,
+// race tools, examples).
 // Every action reports its errors on the page (#errors) and in its panel's data-state.
 import './style.css';
 import { configureAssets, sharedMemoryProblem } from 'simt';
@@ -6,6 +7,7 @@ import { runCompute, type ComputeJob } from './compute.js';
 import { openGpu } from './gpu.js';
 import { describeJob, fillRaceJobs, runRace } from './race.js';
 import { $, el, showError } from './ui.js';
+import { workbench } from './workbench.js';
 
 // simt is bundled into this page, so tell it where its run-time files are served: the wasm,
 // the static data and meta, the WGSL sources and the unbundled worker script (vite.config.ts
@@ -98,6 +100,7 @@ function examplesPanel(): void {
 // The examples panel has no status line of its own: give action() one.
 $('examples').append(el('p', { id: 'examples-status', class: 'muted' }));
 
+workbench(action).catch((e) => { $('workbench').dataset.state = 'error'; showError('workbench', e); });
 computePanel();
 racePanel();
 examplesPanel();

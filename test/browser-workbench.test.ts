@@ -1,0 +1,265 @@
+// End-to-end: the playground's kernel workbench in headless Chromium (the harness of
+// browser-playground.test.ts: the page built with Vite, served with COOP/COEP on 127.0.0.1,
+// driven through playwright-core). A kernel is typed into the editor, compiled in the page's
+// worker, run, race-checked (a planted race reported at its line, that line highlighted), shared
+// by link and downloaded as a project that Node's race tools run to the same reports.
+// Screenshots go to artifacts/ (git-ignored).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { compileKernelFiles, racecheck } from '../dist/src/index.js';
+import { loadJobFile } from '../dist/src/race/jobFile.js';
+import { serveStatic, type StaticServer } from './support/static-server.js';
+
+const CHROMIUM = process.env.SIMT_CHROMIUM ?? '/usr/bin/chromium';
+const ROOT = resolve(import.meta.dirname, '..');
+const ARTIFACTS = join(ROOT, 'artifacts');
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let outDir = '';
+let tmp = '';
+let server: StaticServer | undefined;
+let browser: Browser | undefined;
+let page: Page;
+const pageErrors: string[] = [];
+
+let setupError: unknown;
+beforeEach(() => { if (setupError !== undefined) throw setupError; });
+
+beforeAll(async () => {
+  try {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (scripts/ci-webgpu-setup.sh installs it; SIMT_CHROMIUM names another binary)`);
+    outDir = mkdtempSync(join(tmpdir(), 'simt-workbench-'));
+    tmp = mkdtempSync(join(tmpdir(), 'simt-workbench-files-'));
+    await build({ configFile: join(ROOT, 'playground/vite.config.ts'), configLoader: 'runner', logLevel: 'error', build: { outDir, emptyOutDir: true } });
+    server = await serveStatic(outDir);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: 60_000 });
+    page = await openPage(server.url);
+    mkdirSync(ARTIFACTS, { recursive: true });
+  } catch (e) {
+    setupError = e;
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  await server?.close();
+  for (const d of [outDir, tmp]) if (d) rmSync(d, { recursive: true, force: true });
+}, 60_000);
+
+async function openPage(url: string): Promise<Page> {
+  const p = await browser!.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+  p.setDefaultTimeout(60_000);
+  p.on('pageerror', (e) => pageErrors.push(String(e)));
+  await p.goto(url);
+  await p.waitForSelector('[data-testid=workbench][data-ready=true]');
+  return p;
+}
+
+/** Replaces an editor's text by typing it (select all, then the text as keyboard input). */
+async function typeInto(p: Page, testid: string, text: string): Promise<void> {
+  await p.click(`[data-testid=${testid}] .cm-content`);
+  await p.keyboard.press('Control+A');
+  await p.keyboard.press('Delete');
+  await p.keyboard.insertText(text);
+}
+
+const editorText = (p: Page, testid: string): Promise<string> =>
+  p.$eval(`[data-testid=${testid}] .cm-content`, (e) => Array.from(e.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'));
+
+/** Clicks a workbench button and waits for the panel to finish; returns its result (or throws its error). */
+async function act(p: Page, button: string, timeout = 120_000): Promise<Record<string, any>> {
+  await p.click(`[data-testid=${button}]`);
+  await p.waitForFunction(() => {
+    const s = document.querySelector('[data-testid=workbench]')?.getAttribute('data-state');
+    return s === 'done' || s === 'error';
+  }, undefined, { timeout });
+  if (await p.getAttribute('[data-testid=workbench]', 'data-state') === 'error') {
+    const errors = await p.locator('[data-testid=error]').allTextContents();
+    throw new Error(`the workbench reported an error: ${errors.join(' | ')} / ${await p.textContent('[data-testid=wb-status]')}`);
+  }
+  return JSON.parse((await p.getAttribute('[data-testid=workbench]', 'data-result'))!);
+}
+
+const MY_KERNEL = `import { threadIdx, blockIdx, blockDim } from "simt/kernel";
+
+export function saxpy(x: f32[], y: f32[], a: f32, n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+`;
+const MY_JOB = `export default (module) => ({
+  name: 'saxpy', module,
+  buffers: { x: ['f32', gen.ramp(300)], y: ['f32', gen.constant(300, 1)] },
+  launches: [{ kernel: 'saxpy', grid: 3, block: 128, args: { x: 'x', y: 'y', a: 2, n: 300 } }],
+  outputs: ['y'],
+  reference: ({ x, y }) => ({ y: Array.from(x, (v, i) => 2 * v + y[i]) }),
+});
+`;
+/** The line of the planted race in the workbench's starter kernel (playground/src/gallery.ts). */
+const RACY_LINE = 'total[blockIdx.x] += x[i];';
+/** Its report: a data race, or — both threads in one warp — a warp-synchronous hazard. */
+const RACE_KINDS = /^(data-race|warp-sync-hazard)$/;
+
+describe('kernel workbench in headless Chromium', () => {
+  it('compiles a typed kernel in a worker and runs it on the wasm pool: the reference check passes', async () => {
+    await typeInto(page, 'wb-kernel-editor', MY_KERNEL);
+    await typeInto(page, 'wb-job-editor', MY_JOB);
+    expect(await editorText(page, 'wb-kernel-editor')).toContain('export function saxpy');
+    const compiled = await act(page, 'wb-compile');
+    expect(compiled).toEqual({ action: 'compile', kernels: ['saxpy'] });
+    expect(await page.textContent('[data-testid=wb-compiled]')).toMatch(/^compiled saxpy: compiler loaded in .* compiled in /);
+    const ran = await act(page, 'wb-run');
+    expect(ran.verdict).toBe(true);
+    expect(ran.reference).toMatchObject({ equal: true, differing: 0 });
+    expect(ran.wasm.y.slice(0, 4)).toEqual([1, 3, 5, 7]);
+    expect(await page.textContent('[data-testid=wb-verdict]')).toMatch(/^Cross-check passed: the wasm pool matches the reference; WebGPU not run \(unavailable\)/);
+    expect(await page.textContent('[data-testid=wb-row-webgpu]')).toContain('unavailable');
+  }, 180_000);
+
+  it('a wrong reference shows the first differing elements', async () => {
+    await typeInto(page, 'wb-job-editor', MY_JOB.replace('2 * v + y[i]', '2 * v + y[i] + (i === 5 ? 1 : 0)'));
+    const ran = await act(page, 'wb-run');
+    expect(ran.verdict).toBe(false);
+    expect(ran.reference.differing).toBe(1);
+    expect(ran.reference.first).toEqual([{ output: 'y', index: 5, got: 11, expected: 12 }]);
+    expect(await page.locator('[data-testid=wb-diffs] tbody tr').count()).toBe(1);
+    expect(await page.textContent('[data-testid=wb-verdict]')).toMatch(/^Cross-check FAILED/);
+  }, 120_000);
+
+  it('a compile error is a marker at its line in the editor', async () => {
+    const broken = MY_KERNEL.replace('if (i < n)', 'const q: i32 = undefinedThing;\n  if (i < n)');
+    await typeInto(page, 'wb-kernel-editor', broken);
+    await page.click('[data-testid=wb-compile]');
+    await page.waitForSelector('[data-testid=workbench][data-state=error]');
+    const line = broken.split('\n').findIndex((l) => l.includes('undefinedThing')) + 1;
+    const items = page.locator('[data-testid=wb-diagnostics] li');
+    expect(await items.count()).toBeGreaterThan(0);
+    expect(await items.first().getAttribute('data-line')).toBe(String(line));
+    expect(await items.first().textContent()).toContain("Cannot find name 'undefinedThing'");
+    // The lint gutter's error marker sits on that line.
+    const markerLines = await page.$$eval('[data-testid=wb-kernel-editor] .cm-lint-marker-error', (ms) => ms.map((m) => m.getBoundingClientRect().top));
+    const lineTop = await page.$eval('[data-testid=wb-kernel-editor] .cm-content', (c, n) => c.querySelectorAll('.cm-line')[n - 1]!.getBoundingClientRect().top, line);
+    expect(markerLines.some((t) => Math.abs(t - lineTop) < 6)).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, 'workbench-compile-error.png'), fullPage: true });
+  }, 120_000);
+
+  it('the planted race is reported at its line, highlighted in the editor, with the outcomes chart and replay strings', async () => {
+    await page.selectOption('[data-testid=wb-gallery]', 'starter');
+    const kernel = await editorText(page, 'wb-kernel-editor');
+    const line = kernel.split('\n').findIndex((l) => l.includes(RACY_LINE)) + 1;
+    expect(line).toBeGreaterThan(0);
+    const r = await act(page, 'wb-race');
+    expect(r.runs).toBe(20);
+    expect(r.reports.length).toBeGreaterThan(0);
+    expect(r.reports[0].kind).toMatch(RACE_KINDS);
+    expect(r.reports[0].lines).toEqual([line, line]);
+    expect(await page.locator('[data-testid=wb-report]').count()).toBe(r.reports.length);
+    expect(await page.getAttribute(`[data-testid=wb-kernel-editor] .cm-race-line`, 'data-race-line')).toBe(String(line));
+    expect(await page.$eval('[data-testid=wb-kernel-editor] .cm-race-line', (e) => e.textContent)).toContain(RACY_LINE);
+    expect(await page.locator('[data-testid=wb-outcome-chart] g.bar').count()).toBe(r.outcomes.length);
+    expect(r.outcomes.reduce((a: number, b: number) => a + b, 0)).toBe(20);
+    expect(await page.locator('[data-testid=wb-replay]').count()).toBe(r.outcomes.length);
+    await page.screenshot({ path: join(ARTIFACTS, 'workbench-race.png'), fullPage: true });
+  }, 180_000);
+
+  it('the gallery: every example runs and matches its reference; block scan without __syncwarp has a warp-sync hazard in intraWarpScan', async () => {
+    const ids = await page.$$eval('[data-testid=wb-gallery] option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(ids).toEqual(['starter', 'histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules', 'blockScan', 'blockScanLockstep']);
+    for (const id of ids.filter((i) => i !== 'starter')) {
+      await page.selectOption('[data-testid=wb-gallery]', id);
+      const ran = await act(page, 'wb-run');
+      // The lock-step scan is wrong on the wasm pool too: a block's lanes do not run in lock step there.
+      if (id === 'blockScanLockstep') expect(ran.reference.differing, id).toBeGreaterThan(0);
+      else expect(ran.reference, id).toMatchObject({ equal: true });
+    }
+    await page.selectOption('[data-testid=wb-gallery]', 'blockScan');
+    expect((await act(page, 'wb-race')).reports).toEqual([]);
+    await page.selectOption('[data-testid=wb-gallery]', 'blockScanLockstep');
+    const kernel = await editorText(page, 'wb-kernel-editor');
+    expect(kernel).not.toContain('__syncwarp();');
+    const r = await act(page, 'wb-race');
+    const hazards = r.reports.filter((x: { kind: string }) => x.kind === 'warp-sync-hazard');
+    expect(hazards.length).toBeGreaterThan(0);
+    const lines = kernel.split('\n');
+    const start = lines.findIndex((l) => l.startsWith('function intraWarpScan')) + 1;
+    const end = lines.findIndex((l, k) => k >= start && l === '}') + 1;
+    expect(hazards.flatMap((h: { lines: number[] }) => h.lines).some((l: number | null) => l !== null && l > start && l < end)).toBe(true);
+  }, 400_000);
+
+  it('a shared link reproduces the kernel and job, and the race', async () => {
+    await page.selectOption('[data-testid=wb-gallery]', 'starter');
+    await typeInto(page, 'wb-kernel-editor', (await editorText(page, 'wb-kernel-editor')).replace('export function blockTotals', '// shared\nexport function blockTotals'));
+    await page.click('[data-testid=wb-share]');
+    await page.waitForSelector('[data-testid=wb-share-url]:not([hidden])');
+    const url = await page.inputValue('[data-testid=wb-share-url]');
+    expect(url).toMatch(/#w=[A-Za-z0-9_-]+$/);
+    const other = await openPage(url);
+    try {
+      expect(await other.getAttribute('[data-testid=workbench]', 'data-shared')).toBe('true');
+      expect(await editorText(other, 'wb-kernel-editor')).toBe(await editorText(page, 'wb-kernel-editor'));
+      expect(await editorText(other, 'wb-job-editor')).toBe(await editorText(page, 'wb-job-editor'));
+      const r = await act(other, 'wb-race');
+      const line = (await editorText(other, 'wb-kernel-editor')).split('\n').findIndex((l) => l.includes(RACY_LINE)) + 1;
+      expect(r.reports[0].kind).toMatch(RACE_KINDS);
+      expect(r.reports[0].lines).toEqual([line, line]);
+    } finally {
+      await other.close();
+    }
+  }, 180_000);
+
+  it('"download as a project" gives a kernel and job file that Node\'s racecheck runs to the same report', async () => {
+    await page.selectOption('[data-testid=wb-gallery]', 'starter');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=wb-download]')]);
+    const tarPath = join(tmp, download.suggestedFilename());
+    await download.saveAs(tarPath);
+    expect(download.suggestedFilename()).toBe('mine-project.tar');
+    const files = untar(readFileSync(tarPath));
+    expect(Object.keys(files).sort()).toEqual(['mine-project/README.md', 'mine-project/job.js', 'mine-project/kernels/mine.ts']);
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(join(tmp, name, '..'), { recursive: true });
+      writeFileSync(join(tmp, name), text);
+    }
+    expect(files['mine-project/README.md']).toContain('npx simt racecheck --module kernels/mine.ts --job job.js');
+    const mod = await compileKernelFiles([join(tmp, 'mine-project/kernels/mine.ts')], { cacheDir: false });
+    const job = await loadJobFile(join(tmp, 'mine-project/job.js'), mod);
+    const rc = await racecheck(job, undefined, { schedules: 4, seed: 1 });
+    expect(rc.reports[0]?.kind).toMatch(RACE_KINDS);
+    expect(rc.reports[0]?.first?.location).toMatch(/mine\.ts:8:\d+$/);
+  }, 120_000);
+
+  it('raised no uncaught page errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('served without COOP/COEP, it says that only the compiler works, and compiles', async () => {
+    const p = await openPage(`${server!.url}no-isolation/`);
+    try {
+      expect(await p.evaluate(() => crossOriginIsolated)).toBe(false);
+      expect(await p.textContent('[data-testid=wb-isolation]')).toContain('Cross-Origin-Embedder-Policy: require-corp');
+      expect((await act(p, 'wb-compile')).kernels).toEqual(['blockTotals']);
+      await p.click('[data-testid=wb-run]');
+      await p.waitForSelector('[data-testid=workbench][data-state=error]');
+      expect(await p.textContent('[data-testid=wb-status]')).toContain('the wasm pool cannot run here');
+    } finally {
+      await p.close();
+    }
+  }, 120_000);
+});
+
+/** The files of an uncompressed tar (regular files only). */
+function untar(buf: Uint8Array): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let at = 0; at + 512 <= buf.length;) {
+    const name = new TextDecoder().decode(buf.subarray(at, at + 100)).replace(/\0.*$/s, '');
+    if (!name) break;
+    const size = parseInt(new TextDecoder().decode(buf.subarray(at + 124, at + 136)).replace(/\0.*$/s, '').trim(), 8);
+    out[name] = new TextDecoder().decode(buf.subarray(at + 512, at + 512 + size));
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}
