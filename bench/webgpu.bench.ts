@@ -5,12 +5,17 @@
 // queries) is recorded beside the wall time. On SwiftShader (no GPU) webgpu is expected to be far
 // slower than wasm: it is a correctness reference there; docs/webgpu.md shows how to run this on a
 // real GPU.
+//
+// `launch/compiled` is the per-launch cost of a kernel compiled from a per-thread source
+// (examples/kernels/vecMax.ts): one sample is one awaited launch over 1024 floats (4 blocks of
+// 256), so the time is the backend's overhead, not the kernel's work; `launchesPerSec` = 1000 / ms.
 import type { BenchContext, BenchRecord, BenchSuite } from './harness.js';
 import { measure, median, record } from './harness.js';
 import { createDevice } from '../src/device.js';
 import type { BackendName, GpuDevice, LaunchStats } from '../src/deviceApi.js';
 import { countModules, vecMax } from '../src/kernels/index.js';
 import { gridStrideShape } from '../src/ops/launchShape.js';
+import { compileKernelFiles } from '../src/compiler/index.js';
 import { moduleIdsForBench, PHASE1_NUMBER_OF_MODULES, randomF32 } from '../src/data/synthetic.js';
 
 function describeDevice(d: GpuDevice): string {
@@ -66,16 +71,33 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
       ...(cm.gpuMs !== undefined ? { gpuMs: cm.gpuMs, gpuGbps: (6 * n) / cm.gpuMs / 1e6 } : {}),
     }));
     for (const a of [id, ms, cl]) a.free();
+    out.push(await launchOverhead(device, backend, where, ctx));
   } finally {
     await device.destroy();
   }
   return out;
 }
 
+/** Awaited launches of a small compiled kernel, one after another: what each launch costs the host. */
+async function launchOverhead(device: GpuDevice, backend: BackendName, where: string, ctx: BenchContext): Promise<BenchRecord> {
+  const mod = await compileKernelFiles(['examples/kernels/vecMax.ts']);
+  await device.load(mod);
+  const n = 1024;
+  const A = await device.upload('f32', randomF32(n, 3));
+  const B = device.alloc('f32', 4);
+  const kernel = mod.kernels.vecMax!;
+  const { median: ms, samples } = await measure(`launch/compiled ${backend}`, () => device.launch(kernel, { grid: 4, block: 256, sharedBytes: 4 * 256 }, [A, B, n] as never),
+    { iterations: ctx.quick ? 50 : 200, time: ctx.quick ? 300 : 2000, warmup: 5 });
+  A.free(); B.free();
+  return record('launch/compiled', `simt-${backend}`, 1, ms, {
+    times: samples, workers: device.workers, device: where, grid: 4, block: 256, n, launchesPerSec: 1000 / ms, usPerLaunch: ms * 1000,
+  });
+}
+
 export const suite: BenchSuite = {
   name: 'webgpu',
-  description: 'WebGPU vs wasm per kernel: vecMax 16M f32, countModules 16M digis (wall and GPU time)',
-  quickDescription: 'WebGPU vs wasm per kernel: vecMax 1M f32, countModules 1M digis (wall and GPU time)',
+  description: 'WebGPU vs wasm per kernel: vecMax 16M f32, countModules 16M digis (wall and GPU time); launches per second of a compiled kernel',
+  quickDescription: 'WebGPU vs wasm per kernel: vecMax 1M f32, countModules 1M digis (wall and GPU time); launches per second of a compiled kernel',
   async run(ctx) {
     const n = ctx.quick ? 1 << 20 : 16 << 20;
     const records: BenchRecord[] = [];

@@ -20,7 +20,7 @@ export { createWebGpuDevice, WebGpuDevice, WebGpuDeviceArray } from './webgpu/de
 export type { WebGpuDeviceOptions } from './webgpu/device.js';
 export { WebGpuUnavailableError } from './webgpu/gpu.js';
 export { crossCheck, jobs, registerJob, getJob } from './crosscheck/index.js';
-export type { Job, Comparison, CrossCheckOptions, CrossCheckReport, OutputReport } from './crosscheck/index.js';
+export type { Job, Comparison, CrossCheckOptions, CrossCheckReport, OutputReport, OutputRule } from './crosscheck/index.js';
 // Host helpers (src/ops/) and synthetic data generators, for applications and examples/.
 export { deviceMax, deviceMin, deviceSum } from './ops/reduce.js';
 export type { ReduceResult } from './ops/reduce.js';

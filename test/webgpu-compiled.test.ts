@@ -228,6 +228,22 @@ describe('traps on webgpu: the KernelError wasm throws', () => {
     await same(lang, 'gridStrideCopy', 1, 32, [{ dtype: 'i32', data: ints(40, 2) }, { dtype: 'i32', data: new Int32Array(40) }, 40]);
   });
 
+  it('relaunches on the same arrays (kept uniform and bind groups) see each launch\'s scalars; a trap between them is still caught', async () => {
+    const a = await gpu.upload('i32', ints(64, 30));
+    const o = gpu.alloc('i32', 64);
+    for (const n of [10, 40, 64, 5]) {
+      await o.fill(-1);
+      await gpu.launch(language.kernels.gridStrideCopy!, { grid: 2, block: 32 }, [a, o, n] as never);
+      const got = Array.from(await o.read());
+      expect(got.slice(0, n)).toEqual(Array.from(await a.read()).slice(0, n).map((v) => v * 2 + 1));
+      expect(got.slice(n).every((v) => v === -1), `n=${n}`).toBe(true);
+      if (n === 40) {
+        await expect(gpu.launch(language.kernels.gridStrideCopy!, { grid: 2, block: 32 }, [a, o, 65] as never)).rejects.toThrow(/index 64 is out of bounds of 'a' \(length 64\)/);
+      }
+    }
+    a.free(); o.free();
+  });
+
   it('a barrier in a loop whose condition differs between threads is a divergent barrier', async () => {
     const o = gpu.alloc('i32', 64);
     const t = await gpu.upload('i32', [0]);

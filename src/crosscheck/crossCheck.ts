@@ -1,9 +1,13 @@
 // crossCheck(job, inputs, { backends }): runs one job on every backend and compares each output
-// of the others with the first (the reference) by the job's rule for it.
+// of the others with the first (the reference) by the job's rule for it. A user job (defineJob)
+// brings its own inputs: crossCheck(job, { backends }), or crossCheck(job, inputs, { backends }).
 import { createDevice } from '../device.js';
 import type { BackendName, GpuDevice } from '../deviceApi.js';
 import { compareOutput } from './compare.js';
 import type { BackendRun, CrossCheckOptions, CrossCheckReport, Job, OutputReport, OutputValue } from './types.js';
+import { isRaceJob, type JobInputs } from '../race/defineJob.js';
+import type { RaceJob } from '../race/job.js';
+import { userJob } from './userJob.js';
 
 function describeDevice(d: GpuDevice): string {
   const info = (d as { adapterInfo?: { description?: string; vendor?: string; architecture?: string } }).adapterInfo;
@@ -11,7 +15,22 @@ function describeDevice(d: GpuDevice): string {
   return `${d.backend}, ${d.workers} worker${d.workers === 1 ? '' : 's'}`;
 }
 
-export async function crossCheck<I>(job: Job<I>, inputs: I, options: CrossCheckOptions = {}): Promise<CrossCheckReport> {
+export async function crossCheck<I>(job: Job<I>, inputs: I, options?: CrossCheckOptions): Promise<CrossCheckReport>;
+/** A user job (defineJob) on the inputs of its spec. */
+export async function crossCheck(job: RaceJob<JobInputs>, options?: CrossCheckOptions): Promise<CrossCheckReport>;
+/** A user job on other contents of its buffers (keyed by buffer name, as `explore` takes them). */
+export async function crossCheck(job: RaceJob<JobInputs>, inputs: JobInputs, options: CrossCheckOptions): Promise<CrossCheckReport>;
+export async function crossCheck(job: Job<unknown> | RaceJob<JobInputs>, ...rest: unknown[]): Promise<CrossCheckReport> {
+  if (isRaceJob(job)) {
+    const j = userJob(job);
+    return rest.length >= 2
+      ? checkJob(j, rest[0] as JobInputs, rest[1] as CrossCheckOptions | undefined)
+      : checkJob(j, j.generate(0, 0), rest[0] as CrossCheckOptions | undefined);
+  }
+  return checkJob(job, rest[0], rest[1] as CrossCheckOptions | undefined);
+}
+
+async function checkJob<I>(job: Job<I>, inputs: I, options: CrossCheckOptions = {}): Promise<CrossCheckReport> {
   const backends = [...(options.backends ?? ['wasm', 'webgpu'])] as BackendName[];
   if (backends.length < 2) throw new RangeError(`crossCheck needs at least two backends, got ${backends.join(', ') || 'none'}`);
   if (new Set(backends).size !== backends.length) throw new RangeError(`crossCheck: backend listed twice in ${backends.join(', ')}`);
@@ -42,7 +61,7 @@ export async function crossCheck<I>(job: Job<I>, inputs: I, options: CrossCheckO
     const other = results[k]!;
     const names = new Set([...Object.keys(ref), ...Object.keys(other)]);
     for (const name of names) {
-      const rule = rules[name];
+      const rule = rules[name] ?? job.defaultRule;
       if (!rule) throw new RangeError(`job ${job.name}: output '${name}' has no comparison rule`);
       if (!(name in ref) || !(name in other)) {
         outputs.push({

@@ -33,6 +33,8 @@ export interface Job<I = any> {
   generate(size: number, seed: number): I;
   run(device: GpuDevice, inputs: I): Promise<Record<string, OutputValue>>;
   compare(inputs: I): Record<string, Comparison>;
+  /** The rule of an output `compare` does not name (user jobs: exact); without it such an output is an error. */
+  defaultRule?: Comparison;
 }
 
 export interface CrossCheckOptions {

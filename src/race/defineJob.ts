@@ -15,6 +15,11 @@
 // For more than a list of launches (host code between them, buffers sized from results), give
 // `run(ctx)` instead of `launches`: `ctx.launch(kernel, { grid, block }, args)` mirrors
 // `device.launch`. Every mistake in a spec is a RaceJobError naming the job and the field.
+//
+// The same job runs on devices for `crossCheck(job, { backends: ['wasm', 'webgpu'] })` and
+// `simt crosscheck --module … --job …`; `compare` declares per output how the backends' results
+// must agree ('exact' unless declared; 'multiset', 'sortedSet' or { ulp: N } where order or
+// float rounding may differ).
 
 import type { Device } from '../device.js';
 import { toDim3, type DimLike } from '../dims.js';
@@ -26,6 +31,8 @@ import { argumentList } from '../launchArgs.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
 import type { JobContext, Outputs, RaceJob } from './job.js';
 import type { ReportKind } from './reports.js';
+import { toComparison, type OutputRule } from '../crosscheck/rules.js';
+import type { Comparison } from '../crosscheck/types.js';
 import { describeModule } from './threadProgram.js';
 
 /** A job spec that cannot run: the message names the job and what is wrong. */
@@ -81,6 +88,12 @@ export interface JobSpec {
   run?(ctx: UserJobContext): Promise<JobOutputs | void> | JobOutputs | void;
   /** Buffers whose final contents are the job's outputs (default: every buffer of the spec). */
   outputs?: readonly string[];
+  /**
+   * How crossCheck compares each output between backends (default 'exact'): 'multiset' where only
+   * the order may differ (atomics-ordered lists), 'sortedSet' for an order-free list without
+   * repeats, `{ ulp: N }` for floats whose rounding may differ (float atomics, math functions).
+   */
+  compare?: Readonly<Record<string, OutputRule>>;
   /** What the author expects (for a corpus of your own): racy, and the report kinds racecheck must give. */
   racy?: boolean;
   expect?: readonly ReportKind[];
@@ -129,9 +142,18 @@ export function defineJob(spec: JobSpec | RaceJob<JobInputs>): RaceJob<JobInputs
     if (!buffers.has(o) && !s.run) fail(`output '${o}' is not one of the job's buffers (${[...buffers.keys()].join(', ') || 'none'})`);
   }
 
+  if (s.compare !== undefined && (!s.compare || typeof s.compare !== 'object' || Array.isArray(s.compare))) {
+    fail('compare must be an object: { output: \'exact\' | \'multiset\' | \'sortedSet\' | { ulp: N } }');
+  }
+  const compare: Record<string, Comparison> = {};
+  for (const [o, rule] of Object.entries(s.compare ?? {})) {
+    if (!outputs.includes(o) && !s.run) fail(`compare: '${o}' is not one of the job's outputs (${outputs.join(', ') || 'none'})`);
+    compare[o] = toComparison(rule, (problem) => fail(`compare.${o}: ${problem}`));
+  }
+
   return {
     name, summary: s.summary ?? `${name}: ${launches.map((l) => l.kernel.name).join(', ') || 'user launches'}`,
-    racy: s.racy ?? false, expect: [...(s.expect ?? [])], note: s.note, modules,
+    racy: s.racy ?? false, expect: [...(s.expect ?? [])], note: s.note, modules, compare,
     inputs() {
       const out: JobInputs = {};
       for (const [bname, b] of buffers) if (b.data) out[bname] = Array.from(b.data as ArrayLike<number>);

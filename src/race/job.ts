@@ -8,6 +8,7 @@ import type { DType, TypedArrayOf } from '../dtypes.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
 import type { KernelModule } from '../kernelModule.js';
 import type { ReportKind, RaceReport } from './reports.js';
+import type { Comparison } from '../crosscheck/types.js';
 import type { Chooser } from './schedule.js';
 import { ThreadRunner, type ThreadLaunch } from './threadRunner.js';
 
@@ -34,6 +35,8 @@ export interface RaceJob<I = unknown> {
   modules?: readonly KernelModule[];
   /** Why it is (not) racy; for benign cases, why that is fine. */
   note?: string;
+  /** How crossCheck compares each output between backends (defineJob's `compare`); an output not named is compared exactly. */
+  compare?: Readonly<Record<string, Comparison>>;
   inputs(): I;
   run(ctx: JobContext, inputs: I): Promise<Outputs>;
 }

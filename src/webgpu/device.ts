@@ -22,7 +22,7 @@ import type { DeviceArray } from '../memory/deviceArray.js';
 import { DeviceArrayBase } from '../memory/deviceArrayBase.js';
 import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpuContext } from './gpu.js';
 import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
-import { WebGpuRuntime } from './runtime.js';
+import { LaunchValidationError, WebGpuRuntime } from './runtime.js';
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
 import { trapMessage, TRAP_RECORD_BYTES } from './trapRecord.js';
 
@@ -103,6 +103,8 @@ export class WebGpuDevice implements GpuDevice {
   private readonly modules = new Map<string, KernelModuleMeta>();
   /** The trap record generated kernels write (zero between launches). */
   private trapBuffer: WebGpuBuffer | undefined;
+  /** Its mapped-read copy, written by each generated launch's command buffer. */
+  private trapReadback: WebGpuBuffer | undefined;
 
   constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean) {
     this.context = ctx;
@@ -321,13 +323,23 @@ export class WebGpuDevice implements GpuDevice {
       result = await this.runtime.dispatch({
         wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
         buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
-        ...(l.generated ? { constants: l.generated.constants, errorBuffer: this.trapRecord() } : {}),
+        ...(l.generated ? { constants: l.generated.constants, errorBuffer: this.trapRecord(), errorReadback: this.trapReadbackBuffer() } : {}),
       });
     } catch (e) {
       throw new LaunchConfigError(`kernel ${l.kernel.name}: ${(e as Error).message}`);
     }
-    await waitFor(result.completed(), l.kernel.name, t0 + l.timeoutMs, l.signal);
-    if (l.generated) await this.checkTrap(l);
+    // A generated kernel: the launch's end and its trap record come back in one map (runtime.ts).
+    const words = result.errorWords;
+    words?.catch(() => undefined); // a timeout leaves it behind: never an unhandled rejection
+    try {
+      await waitFor(words ? words.then(() => undefined) : result.completed(), l.kernel.name, t0 + l.timeoutMs, l.signal);
+    } catch (e) {
+      // Timed out or aborted with the readback's map pending: the next launch takes a new one.
+      if (words && !(e instanceof LaunchValidationError)) this.dropTrapReadback();
+      if (e instanceof LaunchValidationError) throw new LaunchConfigError(`kernel ${l.kernel.name}: ${e.message}`);
+      throw e;
+    }
+    if (words) this.checkTrap(l, await words);
     const elapsedMs = performance.now() - t0;
     const stats: LaunchStats = {
       kernel: l.kernel.name, backend: 'webgpu', grid: l.grid, block: l.block, blocks: l.blocks,
@@ -348,13 +360,24 @@ export class WebGpuDevice implements GpuDevice {
     return this.trapBuffer;
   }
 
-  /** Reads the trap record after a generated kernel's launch: a trap is the KernelError wasm would throw. */
-  private async checkTrap(l: Omit<PreparedLaunch, 'wgsl'>): Promise<void> {
-    const buf = this.trapRecord();
-    const raw = await this.runtime.read(buf, 0, TRAP_RECORD_BYTES);
-    const rec = new Uint32Array(raw.buffer, raw.byteOffset, TRAP_RECORD_BYTES / 4);
+  /** Where the trap record is copied at the end of each generated kernel's launch (mapped to read, unmapped between launches). */
+  private trapReadbackBuffer(): WebGpuBuffer {
+    this.trapReadback ??= this.context.device.createBuffer({
+      size: TRAP_RECORD_BYTES, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: 'simt-trap-readback',
+    });
+    return this.trapReadback;
+  }
+
+  private dropTrapReadback(): void {
+    this.trapReadback?.destroy(); // rejects its pending map, if any
+    this.trapReadback = undefined;
+  }
+
+  /** The trap record as a generated kernel's launch left it: a trap is the KernelError wasm would throw. */
+  private checkTrap(l: Omit<PreparedLaunch, 'wgsl'>, rec: Uint32Array): void {
     if (rec[0] === 0) return;
-    this.runtime.write(buf, 0, new Uint32Array(TRAP_RECORD_BYTES / 4));
+    // Cleared before the next launch (queue order) so that it runs clean.
+    this.runtime.write(this.trapRecord(), 0, new Uint32Array(TRAP_RECORD_BYTES / 4));
     const t = trapMessage(rec, l.block, l.generated!.wgsl, l.generated!.meta.arrays);
     throw new KernelError(l.kernel.name, t.blockIdx, t.message);
   }

@@ -33,11 +33,16 @@
  *
  * ## Launches
  *
- * One command buffer per launch (all chunks in one compute pass). With `timing: true` and the
+ * One command buffer per launch (all chunks in one compute pass). The Launch uniform and the
+ * bind groups are kept per pipeline and set of bound buffers (BindingCache): a relaunch with the
+ * same arrays rewrites the uniform's words (queue.writeBuffer, ordered after earlier launches)
+ * and creates nothing. With `errorReadback`, the trap record is copied into that mapped-read
+ * buffer at the end of the launch's command buffer: waiting for the launch and reading its error
+ * word is one map. With `timing: true` and the
  * 'timestamp-query' feature, the pass is bracketed by timestamps and `gpuTimeNs` resolves to the
  * GPU time of the pass.
  */
-import type { WebGpuBindGroupLayout, WebGpuBuffer, WebGpuComputePipeline, WebGpuDeviceHandle } from './types.js';
+import type { WebGpuBindGroup, WebGpuBindGroupLayout, WebGpuBuffer, WebGpuComputePipeline, WebGpuDeviceHandle } from './types.js';
 import type { WebGpuContext } from './gpu.js';
 import { loadWgsl } from './kernels.js';
 
@@ -62,7 +67,12 @@ export interface DispatchDescriptor {
   constants?: Readonly<Record<string, number>>;
   /** A storage buffer bound after the Launch uniform (binding k + 1): a generated kernel's trap record. */
   errorBuffer?: WebGpuBuffer;
+  /** A MAP_READ buffer the error buffer is copied into after the pass (see `errorWords`); unmapped, not in use. */
+  errorReadback?: WebGpuBuffer;
 }
+
+/** A launch's commands failed WebGPU validation (seen after submit, with the launch's completion). */
+export class LaunchValidationError extends Error {}
 
 export interface DispatchResult {
   /** Number of dispatchWorkgroups calls the grid was split into. */
@@ -71,6 +81,14 @@ export interface DispatchResult {
   gpuTimeNs?: Promise<number>;
   /** Resolves when the GPU has finished this launch (and everything before it). */
   completed(): Promise<void>;
+  /**
+   * With `errorReadback` (and a non-empty grid): resolves when the launch has finished, with the
+   * error buffer's words as the launch left them (the readback is unmapped again). Waiting on this
+   * replaces completed(): one map instead of a wait and a separate read.
+   */
+  errorWords?: Promise<Uint32Array>;
+  /** Rejects (LaunchValidationError) when the launch's commands failed WebGPU validation; completed() and errorWords reject with it too. */
+  validated: Promise<void>;
 }
 
 export interface WebGpuRuntimeOptions {
@@ -83,7 +101,18 @@ export interface WebGpuRuntimeOptions {
 interface PipelineEntry {
   pipeline: WebGpuComputePipeline;
   layout: WebGpuBindGroupLayout;
+  /** Uniforms and bind groups of earlier launches, by bound buffers and dispatch count. */
+  bindings: Map<string, LaunchBindings>;
 }
+
+/** What a launch binds: the Launch uniform (one slice per dispatch) and one bind group per dispatch. */
+interface LaunchBindings {
+  uniform: WebGpuBuffer;
+  groups: WebGpuBindGroup[];
+}
+
+/** Binding sets kept per pipeline: enough for a pipeline's usual arrays, bounded for one that sees many. */
+const BINDINGS_PER_PIPELINE = 16;
 
 const UNIFORM_HEADER_BYTES = 16;
 
@@ -103,9 +132,13 @@ export class WebGpuRuntime {
   readonly prelude: string;
   private readonly preludeLines: number;
   private readonly modules = new Map<string, Promise<GPUShaderModule>>();
-  private readonly pipelines = new Map<string, Promise<PipelineEntry>>();
+  private readonly pipelines = new Map<string, Map<string, Promise<PipelineEntry>>>();
   private readonly layouts = new Map<string, WebGpuBindGroupLayout>();
   private readonly declaredOverrides = new Map<string, Set<string>>();
+  private readonly readOnlyBindings = new Map<string, Set<number>>();
+  /** A small id per buffer: the key of a binding set (a freed array's buffer is never bound again). */
+  private readonly bufferIds = new WeakMap<WebGpuBuffer, number>();
+  private nextBufferId = 1;
 
   private constructor(ctx: WebGpuContext, prelude: string) {
     this.ctx = ctx;
@@ -125,7 +158,9 @@ export class WebGpuRuntime {
 
   /** Number of cached pipelines (for tests and diagnostics). */
   get pipelineCount(): number {
-    return this.pipelines.size;
+    let n = 0;
+    for (const m of this.pipelines.values()) n += m.size;
+    return n;
   }
 
   // ---------------------------------------------------------------------------------- buffers
@@ -223,11 +258,21 @@ export class WebGpuRuntime {
     return layout;
   }
 
-  /** Bindings the WGSL declares read-only (`@binding(i) var<storage, read>`). */
+  /** Bindings the WGSL declares read-only (`@binding(i) var<storage, read>`); scanned once per source. */
   private readOnlyBindingsOf(wgsl: string): Set<number> {
-    const out = new Set<number>();
-    for (const m of wgsl.matchAll(/@binding\((\d+)\)\s*var\s*<\s*storage\s*,\s*read\s*>/g)) out.add(Number(m[1]));
+    let out = this.readOnlyBindings.get(wgsl);
+    if (!out) {
+      out = new Set<number>();
+      for (const m of wgsl.matchAll(/@binding\((\d+)\)\s*var\s*<\s*storage\s*,\s*read\s*>/g)) out.add(Number(m[1]));
+      this.readOnlyBindings.set(wgsl, out);
+    }
     return out;
+  }
+
+  private bufferId(b: WebGpuBuffer): number {
+    let id = this.bufferIds.get(b);
+    if (id === undefined) { id = this.nextBufferId++; this.bufferIds.set(b, id); }
+    return id;
   }
 
   private module(wgsl: string): Promise<GPUShaderModule> {
@@ -279,13 +324,18 @@ export class WebGpuRuntime {
     errorBinding = false,
   ): Promise<PipelineEntry> {
     const [bx, by, bz] = workgroupSize;
-    const extra = Object.entries(constants).map(([k, v]) => `${k}=${v}`).join(',');
-    const key = `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${extra}\u0000${errorBinding}\u0000${wgsl}`;
-    let p = this.pipelines.get(key);
+    let extra = '';
+    for (const k in constants) extra += `${k}=${constants[k]},`;
+    // Keyed by source first: the same source string is hashed once, not once per launch inside a longer key.
+    let bySource = this.pipelines.get(wgsl);
+    if (!bySource) { bySource = new Map(); this.pipelines.set(wgsl, bySource); }
+    const key = `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${extra}\u0000${errorBinding}`;
+    let p = bySource.get(key);
     if (!p) {
       p = this.buildPipeline(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
-      this.pipelines.set(key, p);
-      p.catch(() => this.pipelines.delete(key));
+      const cache = bySource;
+      cache.set(key, p);
+      p.catch(() => cache.delete(key));
     }
     return p;
   }
@@ -328,7 +378,7 @@ export class WebGpuRuntime {
         layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
         compute: { module, entryPoint, constants },
       });
-      return { pipeline, layout };
+      return { pipeline, layout, bindings: new Map() };
     } catch (err) {
       throw new Error(`pipeline ${entryPoint}<${bx},${by},${bz}> failed: ${(err as Error).message ?? String(err)}`, {
         cause: err,
@@ -337,6 +387,41 @@ export class WebGpuRuntime {
   }
 
   // -------------------------------------------------------------------------------- launches
+
+  /**
+   * The uniform and bind groups of a launch binding `bound` (and the error buffer) with `chunks`
+   * dispatches: those of an earlier launch when `keep` and they exist, else new ones (kept when `keep`).
+   */
+  private launchBindings(entry: PipelineEntry, bound: readonly WebGpuBuffer[], errorBuffer: WebGpuBuffer | undefined,
+    chunks: number, stride: number, uniformBytes: number, keep: boolean): LaunchBindings {
+    let key = '';
+    if (keep) {
+      for (const b of bound) key += `${this.bufferId(b)},`;
+      key += `${errorBuffer ? this.bufferId(errorBuffer) : 0}:${chunks}:${uniformBytes}`;
+      const hit = entry.bindings.get(key);
+      if (hit) return hit;
+    }
+    const device = this.device;
+    const uniform = device.createBuffer({ size: stride * chunks, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'simt-launch' });
+    const groups: WebGpuBindGroup[] = [];
+    for (let c = 0; c < chunks; c++) {
+      const entries: GPUBindGroupEntry[] = bound.map((buffer, i) => ({ binding: i, resource: { buffer } }));
+      entries.push({ binding: bound.length, resource: { buffer: uniform, offset: c * stride, size: uniformBytes } });
+      if (errorBuffer) entries.push({ binding: bound.length + 1, resource: { buffer: errorBuffer } });
+      groups.push(device.createBindGroup({ layout: entry.layout, entries }));
+    }
+    const made = { uniform, groups };
+    if (keep) {
+      if (entry.bindings.size >= BINDINGS_PER_PIPELINE) {
+        // The oldest set goes; WebGPU defers the uniform's destruction past work that still uses it.
+        const [oldKey, old] = entry.bindings.entries().next().value as [string, LaunchBindings];
+        entry.bindings.delete(oldKey);
+        old.uniform.destroy();
+      }
+      entry.bindings.set(key, made);
+    }
+    return made;
+  }
 
   /**
    * Launches a kernel: one command buffer, one compute pass, ceil(grid.x / maxWorkgroups)
@@ -361,30 +446,21 @@ export class WebGpuRuntime {
     const [bx, by, bz] = desc.workgroupSize;
     const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length, desc.constants, desc.errorBuffer !== undefined);
     const device = this.device;
-    const noop: DispatchResult = { dispatches: 0, completed: () => device.queue.onSubmittedWorkDone() };
+    const noop: DispatchResult = { dispatches: 0, completed: () => device.queue.onSubmittedWorkDone(), validated: Promise.resolve() };
     if (gx === 0 || gy === 0 || gz === 0) return noop;
 
     const scalars = desc.scalars ?? new Uint32Array(0);
     const chunks = Math.ceil(gx / maxWg);
     const uniformBytes = roundUp(UNIFORM_HEADER_BYTES + 4 * scalars.length, 16);
     const stride = roundUp(uniformBytes, device.limits.minUniformBufferOffsetAlignment);
-    const uniform = device.createBuffer({
-      size: stride * chunks,
-      usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
-      mappedAtCreation: true,
-      label: 'simt-launch',
-    });
-    {
-      const words = new Uint32Array(uniform.getMappedRange());
-      for (let c = 0; c < chunks; c++) {
-        const base = (c * stride) / 4;
-        words[base] = gx;
-        words[base + 1] = gy;
-        words[base + 2] = gz;
-        words[base + 3] = c * maxWg;
-        words.set(scalars, base + 4);
-      }
-      uniform.unmap();
+    const words = new Uint32Array((stride * chunks) / 4);
+    for (let c = 0; c < chunks; c++) {
+      const base = (c * stride) / 4;
+      words[base] = gx;
+      words[base + 1] = gy;
+      words[base + 2] = gz;
+      words[base + 3] = c * maxWg;
+      words.set(scalars, base + 4);
     }
 
     const timing = desc.timing === true && this.ctx.hasTimestampQuery;
@@ -414,18 +490,15 @@ export class WebGpuRuntime {
       bound[i] = copy;
       snapshots.push(copy);
     }
+    // A snapshot is new each launch: its bindings are too (and are dropped after it).
+    const bindings = this.launchBindings(entry, bound, desc.errorBuffer, chunks, stride, uniformBytes, snapshots.length === 0);
+    device.queue.writeBuffer(bindings.uniform, 0, words.buffer as ArrayBuffer, 0, words.byteLength);
     const pass = enc.beginComputePass(
       querySet ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {},
     );
     pass.setPipeline(entry.pipeline);
     for (let c = 0; c < chunks; c++) {
-      const entries: GPUBindGroupEntry[] = bound.map((buffer, i) => ({ binding: i, resource: { buffer } }));
-      entries.push({
-        binding: desc.buffers.length,
-        resource: { buffer: uniform, offset: c * stride, size: uniformBytes },
-      });
-      if (desc.errorBuffer) entries.push({ binding: desc.buffers.length + 1, resource: { buffer: desc.errorBuffer } });
-      pass.setBindGroup(0, device.createBindGroup({ layout: entry.layout, entries }));
+      pass.setBindGroup(0, bindings.groups[c]!);
       pass.dispatchWorkgroups(Math.min(maxWg, gx - c * maxWg), gy, gz);
     }
     pass.end();
@@ -433,18 +506,34 @@ export class WebGpuRuntime {
       enc.resolveQuerySet(querySet, 0, 2, resolveBuf, 0);
       enc.copyBufferToBuffer(resolveBuf, 0, readBuf, 0, 16);
     }
+    const readback = desc.errorBuffer && desc.errorReadback;
+    if (readback) enc.copyBufferToBuffer(desc.errorBuffer!, 0, readback, 0, readback.size);
     device.queue.submit([enc.finish()]);
-    const error = await device.popErrorScope();
-    uniform.destroy(); // deferred by WebGPU until the submitted work no longer needs it
+    // Popped now, awaited beside the launch's completion: no extra round trip before the launch runs.
+    const validated = device.popErrorScope().then((error) => {
+      if (error) {
+        querySet?.destroy();
+        resolveBuf?.destroy();
+        readBuf?.destroy();
+        throw new LaunchValidationError(`launch of ${desc.entryPoint} failed validation: ${error.message}`);
+      }
+    });
+    validated.catch(() => undefined); // observed by the caller; never an unhandled rejection
+    if (snapshots.length > 0) bindings.uniform.destroy(); // deferred by WebGPU until the submitted work no longer needs it
     for (const c of snapshots) c.destroy();
-    if (error) {
-      querySet?.destroy();
-      resolveBuf?.destroy();
-      readBuf?.destroy();
-      throw new Error(`launch of ${desc.entryPoint} failed validation: ${error.message}`);
-    }
 
-    const result: DispatchResult = { dispatches: chunks, completed: () => device.queue.onSubmittedWorkDone() };
+    const result: DispatchResult = {
+      dispatches: chunks, validated,
+      completed: async () => { await Promise.all([device.queue.onSubmittedWorkDone(), validated]); },
+    };
+    if (readback) {
+      result.errorWords = (async () => {
+        await Promise.all([readback.mapAsync(GPUMapMode.READ), validated]);
+        const out = new Uint32Array(readback.getMappedRange().slice(0));
+        readback.unmap();
+        return out;
+      })();
+    }
     if (querySet && resolveBuf && readBuf) {
       const qs = querySet;
       const rb = resolveBuf;

@@ -15,5 +15,6 @@ export type WebGpuSupportedLimits = GlobalType<'GPUSupportedLimits'>;
 export type WebGpuDeviceLostInfo = GlobalType<'GPUDeviceLostInfo'>;
 export type WebGpuComputePipeline = GlobalType<'GPUComputePipeline'>;
 export type WebGpuBindGroupLayout = GlobalType<'GPUBindGroupLayout'>;
+export type WebGpuBindGroup = GlobalType<'GPUBindGroup'>;
 /** WebGPU's GPUPowerPreference. */
 export type WebGpuPowerPreference = 'low-power' | 'high-performance';

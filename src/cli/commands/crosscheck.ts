@@ -1,8 +1,10 @@
 // `simt crosscheck <job> [--size N] [--seed S] [--backends wasm,webgpu] [--json]`: runs one job
-// on several backends and compares every output (src/crosscheck/). Exit 0 when all agree, 1 when
-// an output differs, 2 for a usage error.
+// on several backends and compares every output (src/crosscheck/). `--module kernels.simt.json|
+// kernels.ts --job job.mjs` runs the user's own job (defineJob, as `simt racecheck` takes it) on
+// the user's kernels, each output compared by the rule the job declares. Exit 0 when all agree,
+// 1 when an output differs, 2 for a usage error.
 import type { Command } from '../command.js';
-import { intOption, seedOption, stringOption, UsageError, workersOption } from '../args.js';
+import { intOption, seedOption, stringOption, UsageError, workersOption, type ParsedArgs } from '../args.js';
 import { opt } from '../options.js';
 import type { BackendName } from '../../deviceApi.js';
 import { crossCheck, jobs, reportToJson } from '../../crosscheck/index.js';
@@ -32,8 +34,9 @@ function printOutput(o: OutputReport, ref: string, out: (l: string) => void): vo
   }
 }
 
-export function printReport(r: CrossCheckReport, size: number, seed: number, out: (l: string) => void): void {
-  out(`crosscheck ${r.job}: size ${size}, seed ${seed}, reference ${r.reference}`);
+/** `size`/`seed` describe a generated input; a user job's inputs are its own (both undefined). */
+export function printReport(r: CrossCheckReport, size: number | undefined, seed: number | undefined, out: (l: string) => void): void {
+  out(`crosscheck ${r.job}: ${size === undefined ? 'the job\'s buffers' : `size ${size}, seed ${seed}`}, reference ${r.reference}`);
   for (const run of r.runs) out(`  ${run.backend.padEnd(7)} ${run.elapsedMs.toFixed(1).padStart(9)} ms  ${run.device}`);
   for (const o of r.outputs) printOutput(o, r.reference, out);
   out(r.equal ? 'all outputs agree' : 'OUTPUTS DIFFER');
@@ -42,8 +45,10 @@ export function printReport(r: CrossCheckReport, size: number, seed: number, out
 export const crosscheck: Command = {
   name: 'crosscheck',
   summary: 'run a job on wasm and webgpu (or other backends) and compare every output',
-  usage: 'simt crosscheck <job> [--size N] [--seed S] [--backends wasm,webgpu] [--examples K] [--workers N] [--json] | simt crosscheck --list',
+  usage: 'simt crosscheck <job> [--size N] [--seed S] [--backends wasm,webgpu] [--examples K] [--workers N] [--json] | simt crosscheck --module <kernels.simt.json|kernels.ts> --job <job.mjs> [--backends …] [--json] | simt crosscheck --list',
   options: [
+    { name: 'module', value: 'FILE', description: 'a kernel module (.simt.json from simt build) or a kernel source (.ts, compiled on the fly) for --job' },
+    { name: 'job', value: 'FILE', description: 'an ES module whose default export is a defineJob job (or a spec, or a function of the module); its `compare` declares each output\'s rule' },
     { name: 'size', value: 'N', default: 'the job\'s own', description: 'elements of the generated input' },
     opt.seed(),
     { name: 'backends', value: 'LIST', default: 'wasm,webgpu', description: 'backends to run, comma-separated (wasm, serial, webgpu); the first is the reference' },
@@ -52,11 +57,12 @@ export const crosscheck: Command = {
     { name: 'list', description: 'list the jobs' },
     opt.json('one JSON document: { size, seed, job, reference, equal, runs, outputs }'),
   ],
-  examples: ['simt crosscheck countModules --size 100000 --backends wasm,serial'],
+  examples: ['simt crosscheck countModules --size 100000 --backends wasm,serial', 'simt crosscheck --module histogram.simt.json --job job.mjs'],
   details: 'Exit status 0 when every output agrees, 1 when one differs. Job names ignore case, \'-\' and \'_\'.',
   jobNames: async () => [...jobs.keys()],
   async run(args, io) {
     const name = args.positionals[0];
+    if (stringOption(args.options, 'job') !== undefined || stringOption(args.options, 'module') !== undefined) return runUserJob(args, io);
     if (args.options.list || !name) {
       const print = args.options.list ? io.out : io.err;
       if (!args.options.list) print('simt crosscheck: which job? known jobs:');
@@ -70,9 +76,7 @@ export const crosscheck: Command = {
     const seed = seedOption(args.options, 'seed') ?? 1;
     const examples = intOption(args.options, 'examples', 5, { min: 0, max: 10_000 });
     const workers = workersOption(args.options);
-    const list = (stringOption(args.options, 'backends') ?? 'wasm,webgpu').split(',').map((s) => s.trim()).filter(Boolean);
-    for (const b of list) if (!BACKENDS.includes(b as BackendName)) throw new UsageError(`unknown backend '${b}' (use ${BACKENDS.join(', ')})`);
-    if (list.length < 2) throw new UsageError('--backends needs at least two backends');
+    const list = backendList(args.options);
     const inputs = job.generate(size, seed);
     const report = await crossCheck(job, inputs, { backends: list as BackendName[], examples, workers });
     if (args.options.json) io.out(JSON.stringify({ size, seed, ...(reportToJson(report) as object) }));
@@ -80,3 +84,31 @@ export const crosscheck: Command = {
     return report.equal ? 0 : 1;
   },
 };
+
+function backendList(options: ParsedArgs['options']): BackendName[] {
+  const list = (stringOption(options, 'backends') ?? 'wasm,webgpu').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const b of list) if (!BACKENDS.includes(b as BackendName)) throw new UsageError(`unknown backend '${b}' (use ${BACKENDS.join(', ')})`);
+  if (list.length < 2) throw new UsageError('--backends needs at least two backends');
+  return list as BackendName[];
+}
+
+/** `--module … --job …`: the user's job on the user's kernels, on its own buffers. */
+async function runUserJob(args: ParsedArgs, io: Parameters<Command['run']>[1]): Promise<number> {
+  const jobPath = stringOption(args.options, 'job');
+  const modulePath = stringOption(args.options, 'module');
+  if (jobPath === undefined) throw new UsageError('--module needs --job <job.mjs>: the job says which kernels to launch on which buffers');
+  if (args.positionals.length > 0) throw new UsageError(`give a job name or --job, not both (got '${args.positionals[0]}' and --job ${jobPath})`);
+  for (const o of ['size', 'seed', 'list']) {
+    if (args.options[o] !== undefined) throw new UsageError(`--${o} is for simt's own jobs; a --job brings its own buffers`);
+  }
+  const examples = intOption(args.options, 'examples', 5, { min: 0, max: 10_000 });
+  const workers = workersOption(args.options);
+  const backends = backendList(args.options);
+  const { loadModuleFile, loadJobFile } = await import('../../race/jobFile.js');
+  const module = modulePath === undefined ? undefined : await loadModuleFile(modulePath);
+  const job = await loadJobFile(jobPath, module);
+  const report = await crossCheck(job, { backends, examples, workers });
+  if (args.options.json) io.out(JSON.stringify(reportToJson(report)));
+  else printReport(report, undefined, undefined, io.out);
+  return report.equal ? 0 : 1;
+}

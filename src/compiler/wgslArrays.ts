@@ -1,0 +1,144 @@
+// How a shader touches its arrays: length, checked index, load, store and CUDA's atomics per
+// array, as helper functions (docs/webgpu.md: 8/16-bit arrays are the host's bytes in u32 words,
+// an atomic array is array<atomic<T>>, f32 atomics work on the bits).
+
+import { reprOf, wtypeOf, zero, bitsOf, isSmall } from './wgslTypes.js';
+import { TRAP_OUT_OF_BOUNDS, casFn } from './wgslRuntime.js';
+import type { ArrRef } from './wgslModel.js';
+
+/**
+ * The helper functions of one shader that read, write and update its arrays: bounds-checked
+ * indices, 8/16-bit elements packed in u32 words, atomics. Each is emitted once per array and
+ * operation, on first use (KernelGen, which extends this, assembles them into the shader).
+ */
+export class ArrayHelpers {
+  readonly helpers = new Map<string, string>();
+
+  constructor(readonly checked: boolean) {}
+
+  /** The length of an array as a u32 expression. */
+  lengthOf(r: ArrRef): string {
+    if (r.space === 'storage') return `launch.n_${r.decl.name}`;
+    return r.dynamic ? 'sx_dyn_len' : `${r.count}u`;
+  }
+
+  /** A checked index (u32) helper for r: records the trap and clamps to 0. */
+  indexHelper(r: ArrRef): string {
+    const name = `sx_ix_${r.name}`;
+    if (!this.helpers.has(name)) {
+      this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32) -> u32 {
+  let n = ${this.lengthOf(r)};
+  if (i >= n) { sx_trap(${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, n, site); return 0u; }
+  return i;
+}`);
+    }
+    return name;
+  }
+
+  /** The element at u32 index `i` of r (i in bounds), as its WType representation. */
+  loadText(r: ArrRef, i: string): string {
+    const t = wtypeOf(r.elem);
+    if (r.space === 'storage' && isSmall(t)) {
+      const name = `sx_get_${r.name}`;
+      if (!this.helpers.has(name)) {
+        const b = bitsOf(t), per = 32 / b, shift = per === 4 ? 2 : 1;
+        const word = r.atomic || r.written ? `atomicLoad(&${r.name}[i >> ${shift}u])` : `${r.name}[i >> ${shift}u]`;
+        const sh = `((i & ${per - 1}u) * ${b}u)`;
+        const body = reprOf(t) === 'u32' ? `return (w >> ${sh}) & ${2 ** b - 1}u;` : `return bitcast<i32>(w << (${32 - b}u - ${sh})) >> ${32 - b}u;`;
+        this.helpers.set(name, `fn ${name}(i: u32) -> ${reprOf(t)} {\n  let w = ${word};\n  ${body}\n}`);
+      }
+      return `${name}(${i})`;
+    }
+    if (r.atomic) return r.elem === 'f32' ? `bitcast<f32>(atomicLoad(&${r.name}[${i}]))` : `atomicLoad(&${r.name}[${i}])`;
+    return `${r.name}[${i}]`;
+  }
+
+  /** A statement storing v (the element's representation) at u32 index i of r. */
+  storeText(r: ArrRef, i: string, v: string): string {
+    const t = wtypeOf(r.elem);
+    if (r.space === 'storage' && isSmall(t)) {
+      // Another thread may write the word's other halves or bytes at the same time: compare-exchange.
+      const name = `sx_put_${r.name}`;
+      if (!this.helpers.has(name)) {
+        const b = bitsOf(t), per = 32 / b, shift = per === 4 ? 2 : 1;
+        this.helpers.set(name, `fn ${name}(i: u32, v: ${reprOf(t)}) {
+  let p = &${r.name}[i >> ${shift}u];
+  let sh = (i & ${per - 1}u) * ${b}u;
+  let m = ${2 ** b - 1}u << sh;
+  var old = atomicLoad(p);
+  loop {
+    let r = atomicCompareExchangeWeak(p, old, (old & ~m) | ((u32(v) << sh) & m));
+    if (r.exchanged) { return; }
+    old = r.old_value;
+  }
+}`);
+      }
+      return `${name}(${i}, ${v});`;
+    }
+    if (r.atomic) return `atomicStore(&${r.name}[${i}], ${r.elem === 'f32' ? `bitcast<u32>(${v})` : v});`;
+    return `${r.name}[${i}] = ${v};`;
+  }
+
+  /** A checked store helper for r. */
+  storeHelper(r: ArrRef): string {
+    const name = `sx_st_${r.name}`;
+    if (!this.helpers.has(name)) {
+      const rt = reprOf(wtypeOf(r.elem));
+      this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, v: ${rt}) {
+  let n = ${this.lengthOf(r)};
+  if (i >= n) { sx_trap(${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, n, site); return; }
+  ${this.storeText(r, 'i', 'v')}
+}`);
+    }
+    return name;
+  }
+
+  /** The helper performing CUDA atomic `op` on r (checked: a trap returns 0 and changes nothing). */
+  atomicHelper(r: ArrRef, op: string): string {
+    const name = `sx_${op}_${r.name}`;
+    if (this.helpers.has(name)) return name;
+    const t = r.elem as 'i32' | 'u32' | 'f32';
+    const wg = r.space === 'workgroup' ? 'Wg' : '';
+    const p = `&${r.name}[i]`;
+    const word = t === 'f32' ? 'u32' : t;
+    let expr: string;
+    switch (op) {
+      case 'atomicAdd': expr = t === 'f32' ? `cudaAtomicAddF32${wg}(${p}, v)` : `atomicAdd(${p}, v)`; break;
+      case 'atomicSub': expr = `atomicSub(${p}, v)`; break;
+      case 'atomicExch': expr = t === 'f32' ? `bitcast<f32>(atomicExchange(${p}, bitcast<u32>(v)))` : `atomicExchange(${p}, v)`; break;
+      case 'atomicMin': expr = t === 'f32' ? `cudaAtomicMinF32${wg}(${p}, v)` : `atomicMin(${p}, v)`; break;
+      case 'atomicMax': expr = t === 'f32' ? `cudaAtomicMaxF32${wg}(${p}, v)` : `atomicMax(${p}, v)`; break;
+      case 'atomicInc': expr = `cudaAtomicInc${wg}(${p}, v)`; break;
+      case 'atomicDec': expr = `cudaAtomicDec${wg}(${p}, v)`; break;
+      case 'atomicAnd': expr = `atomicAnd(${p}, v)`; break;
+      case 'atomicOr': expr = `atomicOr(${p}, v)`; break;
+      case 'atomicXor': expr = `atomicXor(${p}, v)`; break;
+      case 'atomicCAS': {
+        const cas = `sx_cas_${r.space}_${word}`;
+        if (!this.helpers.has(cas)) this.helpers.set(cas, casFn(cas, r.space === 'storage' ? `ptr<storage, atomic<${word}>, read_write>` : `ptr<workgroup, atomic<${word}>>`, word));
+        expr = `${cas}(${p}, c, v)`;
+        break;
+      }
+      default: throw new Error(`internal: atomic ${op}`);
+    }
+    const operand = op === 'atomicInc' || op === 'atomicDec' ? 'u32' : t;
+    const args = op === 'atomicCAS' ? `c: ${t}, v: ${t}` : `v: ${operand}`;
+    const check = this.checked ? `  let n = ${this.lengthOf(r)};\n  if (i >= n) { sx_trap(${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, n, site); return ${zero(reprOf(t))}; }\n` : '';
+    this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, ${args}) -> ${t} {\n${check}  return ${expr};\n}`);
+    return name;
+  }
+}
+
+/** The element type of a storage binding. */
+export function storageElem(r: ArrRef): string {
+  if (isSmall(wtypeOf(r.elem))) return r.written ? 'atomic<u32>' : 'u32';
+  if (r.atomic) return `atomic<${r.elem === 'f32' ? 'u32' : r.elem}>`;
+  return r.elem;
+}
+
+/** The element type of a workgroup array. */
+export function workgroupElem(r: ArrRef): string {
+  const t = reprOf(wtypeOf(r.elem));
+  if (r.atomic) return `atomic<${t === 'f32' ? 'u32' : t}>`;
+  return t;
+}

@@ -1,0 +1,155 @@
+// The block level of a kernel with barriers or warp operations: statements every thread of the
+// workgroup runs together (so barriers stay in uniform control flow), conditions and predicates
+// made uniform through workgroup memory, warp shuffles and votes emulated in workgroup memory.
+
+import { type AstNode, NK } from './ast.js';
+import { BARRIERS, BLOCK_PREDICATES, WARP_VOTES } from './language.js';
+import { reprOf } from './wgslTypes.js';
+import { TRAP_DIVERGENT, shuffleFns } from './wgslRuntime.js';
+import { paren } from './wgslModel.js';
+import { assignTarget, collectivesIn, hasCollective, listOf, uniformExpr } from './wgslUniformity.js';
+import { StmtEmitter } from './wgslStmt.js';
+
+/** Prints one function (the kernel's entry body or a device function) as WGSL. */
+export class Emitter extends StmtEmitter {
+  // --- the block level: barriers and warp operations ------------------------------------------
+
+  protected guard(ind: string, out: string[], lines: string[]): void {
+    if (!lines.length) return;
+    if (!this.g.exitMode) { for (const l of lines) out.push(ind + l); return; }
+    out.push(`${ind}if (!sx_exited) {`, ...lines.map((l) => `${ind}  ${l}`), `${ind}}`);
+  }
+
+  protected barrier(): string { return this.g.writesStorage ? 'storageBarrier(); workgroupBarrier();' : 'workgroupBarrier();'; }
+
+  protected isUniformStatement(s: AstNode): boolean {
+    if (s.kind === NK.Variable) return (s.declarations as AstNode[]).every((vd) => { const d = this.fn.declOf.get(vd); return !!d && this.g.uniformVars.has(d); });
+    if (s.kind === NK.Expression) { const a = assignTarget(this.fn, s.expression); return !!a && this.g.uniformVars.has(a.d); }
+    return false;
+  }
+
+  protected blockList(stmts: AstNode[], ind: string, out: string[]): void {
+    let group: AstNode[] = [];
+    const flush = () => {
+      if (!group.length) return;
+      if (this.g.exitMode) {
+        const inner: string[] = [];
+        this.stmtList(group, '', inner, true);
+        this.guard(ind, out, inner);
+      } else this.stmtList(group, ind, out, false);
+      group = [];
+    };
+    for (const s of stmts) {
+      if (s.kind === NK.Empty) continue;
+      if (s.kind === NK.Variable && (s.declarations as AstNode[]).every((vd) => this.fn.declOf.get(vd)?.array)) continue;
+      if (this.isUniformStatement(s)) { flush(); this.stmt(s, ind, out); continue; }
+      if (!hasCollective(this.fn, s)) { group.push(s); continue; }
+      flush();
+      switch (s.kind) {
+        case NK.Block: out.push(`${ind}{`); this.blockList(s.statements, ind + '  ', out); out.push(`${ind}}`); break;
+        case NK.If:
+          if (!hasCollective(this.fn, s.ifTrue) && !(s.ifFalse && hasCollective(this.fn, s.ifFalse))) { this.collectiveStatement(s, [s.condition], ind, out); break; }
+          out.push(`${ind}if (${this.blockCond(s.condition, s, ind, out)}) {`);
+          this.blockList(listOf(s.ifTrue), ind + '  ', out);
+          if (s.ifFalse) { out.push(`${ind}} else {`); this.blockList(listOf(s.ifFalse), ind + '  ', out); }
+          out.push(`${ind}}`);
+          break;
+        case NK.While: case NK.Do: case NK.For: {
+          if (s.condition && hasCollective(this.fn, s.condition)) this.fail(s.condition, 'a warp operation or block predicate in a loop condition has no WGSL form yet: compute it in the loop body');
+          out.push(`${ind}{`);
+          const i2 = ind + '  ', i3 = ind + '    ';
+          if (s.kind === NK.For && s.initializer) this.blockList([s.initializer], i2, out);
+          out.push(`${i2}loop {`);
+          if (s.kind !== NK.Do && s.condition) out.push(`${i3}if (!${paren(this.blockCond(s.condition, s, i3, out))}) { break; }`);
+          this.blockList(listOf(s.body), i3, out);
+          if (s.kind === NK.For && s.incrementor) this.blockList([{ kind: NK.Expression, expression: s.incrementor, range: s.incrementor.range } as AstNode], i3, out);
+          if (s.kind === NK.Do) out.push(`${i3}if (!${paren(this.blockCond(s.condition, s, i3, out))}) { break; }`);
+          out.push(`${i2}}`, `${ind}}`);
+          break;
+        }
+        case NK.Expression: this.collectiveStatement(s, [s.expression], ind, out); break;
+        case NK.Variable: this.collectiveStatement(s, (s.declarations as AstNode[]).map((d) => d.initializer), ind, out); break;
+        default: this.fail(s, 'this statement cannot contain a barrier or warp operation');
+      }
+    }
+    flush();
+  }
+
+  /** A block-level condition: as written when WGSL sees it uniform, else counted over the block (divergence traps). */
+  protected blockCond(e: AstNode, construct: AstNode, ind: string, out: string[]): string {
+    if (uniformExpr(this.g, this.fn, e, this.g.uniformVars)) {
+      const c = this.expr(e, 'bool');
+      this.flushPre(ind, out);
+      return c;
+    }
+    const site = this.g.site(construct, this.file, `condition of a ${construct.kind === NK.If ? 'if' : 'loop'} with a barrier`);
+    const r = this.blockCount(e, ind, out, site);
+    return `(${r}.x != 0u && ${r}.x == ${r}.y)`;
+  }
+
+  /** Counts the live threads and those whose predicate holds (a vec2u, uniform): __syncthreads_count's machinery. */
+  protected blockCount(pred: AstNode, ind: string, out: string[], divergenceSite?: number): string {
+    this.g.workgroupVars.set('sx_bc', 'var<workgroup> sx_bc_true: atomic<u32>;\nvar<workgroup> sx_bc_live: atomic<u32>;\nvar<workgroup> sx_bc_out: vec2u;');
+    const tmp = this.g.temp();
+    this.topDecls.push(`var ${tmp}: vec2u;`);
+    const p = this.capture(() => this.expr(pred, 'bool'));
+    this.guard(ind, out, [...p.pre, `if (${p.value}) { atomicAdd(&sx_bc_true, 1u); }`, 'atomicAdd(&sx_bc_live, 1u);']);
+    out.push(`${ind}${this.barrier()}`);
+    const trap = divergenceSite === undefined ? '' : ` if (t != 0u && t != l) { sx_trap(${TRAP_DIVERGENT}u, ${divergenceSite}u, 0u, 0u, 0u, ${divergenceSite}u); }`;
+    out.push(`${ind}if (sx_lin == 0u) { let t = atomicLoad(&sx_bc_true); let l = atomicLoad(&sx_bc_live); sx_bc_out = vec2u(t, l); atomicStore(&sx_bc_true, 0u); atomicStore(&sx_bc_live, 0u);${trap} }`);
+    out.push(`${ind}${tmp} = workgroupUniformLoad(&sx_bc_out);`);
+    return tmp;
+  }
+
+  /** A statement holding collectives: each is computed by the whole block, then the statement runs with their results. */
+  protected collectiveStatement(s: AstNode, heads: (AstNode | null)[], ind: string, out: string[]): void {
+    const calls = heads.flatMap((h) => collectivesIn(this.fn, h));
+    for (const c of calls) {
+      const name = c.expression.text as string;
+      const args = c.args as AstNode[];
+      if (BARRIERS.has(name)) {
+        if (!(s.kind === NK.Expression && s.expression === c)) this.fail(c, `${name}() must be a statement of its own`);
+        out.push(`${ind}${this.barrier()}`);
+        return;
+      }
+      if (BLOCK_PREDICATES.has(name)) {
+        const r = this.blockCount(args[0]!, ind, out);
+        this.replace.set(c, name === '__syncthreads_count' ? `i32(${r}.x)` : name === '__syncthreads_or' ? `i32(${r}.x > 0u)` : `i32(${r}.x == ${r}.y)`);
+        continue;
+      }
+      if (WARP_VOTES.has(name)) {
+        this.g.workgroupVars.set('sx_vote', 'var<workgroup> sx_ballot: array<atomic<u32>, 32>;\nvar<workgroup> sx_live: array<atomic<u32>, 32>;');
+        const bits = this.g.temp(), live = this.g.temp();
+        this.topDecls.push(`var ${bits}: u32;`, `var ${live}: u32;`);
+        const p = this.capture(() => this.expr(args[1]!, 'bool'));
+        out.push(`${ind}if ((sx_lin & 31u) == 0u) { atomicStore(&sx_ballot[sx_lin >> 5u], 0u); atomicStore(&sx_live[sx_lin >> 5u], 0u); }`, `${ind}workgroupBarrier();`);
+        this.guard(ind, out, [...p.pre, 'atomicOr(&sx_live[sx_lin >> 5u], 1u << (sx_lin & 31u));', `if (${p.value}) { atomicOr(&sx_ballot[sx_lin >> 5u], 1u << (sx_lin & 31u)); }`]);
+        out.push(`${ind}workgroupBarrier();`, `${ind}${bits} = atomicLoad(&sx_ballot[sx_lin >> 5u]); ${live} = atomicLoad(&sx_live[sx_lin >> 5u]);`, `${ind}workgroupBarrier();`);
+        const mask = () => this.expr(args[0]!, 'u32');
+        this.replace.set(c, name === '__ballot_sync' ? `(${bits} & ${mask()})` : name === '__any_sync' ? `((${bits} & ${mask()}) != 0u)` : `((${bits} & ${mask()}) == (${mask()} & ${live}))`);
+        continue;
+      }
+      // Shuffles: every lane's value through a workgroup array.
+      const t = reprOf(this.ty(args[1]!));
+      if (t === 'bool') this.fail(args[1]!, `${name} of a bool has no WGSL form: shuffle an i32`);
+      this.g.workgroupVars.set(`sx_shfl_${t}`, `var<workgroup> sx_shfl_${t}: array<${t}, sx_nthreads>;`);
+      this.g.helpers.set(`sx_shfl_fns_${t}`, shuffleFns(t));
+      const v = this.capture(() => this.expr(args[1]!, t));
+      this.guard(ind, out, [...v.pre, `sx_shfl_${t}[sx_lin] = ${v.value};`]);
+      out.push(`${ind}workgroupBarrier();`);
+      const tmp = this.g.temp();
+      this.topDecls.push(`var ${tmp}: ${t};`);
+      const kind = { __shfl_sync: 'idx', __shfl_up_sync: 'up', __shfl_down_sync: 'down', __shfl_xor_sync: 'xor' }[name]!;
+      const a = this.capture(() => `sx_shfl_${kind}_${t}(${this.expr(args[2]!, 'i32')}, ${args[3] ? this.expr(args[3], 'i32') : '32i'})`);
+      this.guard(ind, out, [...a.pre, `${tmp} = ${a.value};`]);
+      out.push(`${ind}workgroupBarrier();`);
+      this.replace.set(c, tmp);
+    }
+    const lines: string[] = [];
+    if (s.kind === NK.If) {
+      // Only the condition held collectives: the if itself is per-thread code.
+      this.stmtList([s], '', lines, false);
+    } else this.stmtList([s], '', lines, this.g.exitMode);
+    this.guard(ind, out, lines);
+  }
+}

@@ -1,0 +1,171 @@
+// One kernel's WGSL shader: finds the kernel's arrays and how they are used (through device
+// functions too, each specialized per bound array since WGSL cannot pass storage arrays), then
+// assembles bindings, the Launch uniform, the trap record, workgroup memory, helpers and the
+// entry point around the body the emitter prints.
+
+import { type AstNode, NK, lineCol, operatorOf, walk } from './ast.js';
+import type { Decl, FrontEndAnalysis, FunctionInfo } from './frontend.js';
+import type { ModuleWgslKernel } from '../kernelModule.js';
+import { ATOMICS } from './language.js';
+import { type WType, NoWgslType, elemBytes, reprOf, wtypeOf, isSmall } from './wgslTypes.js';
+import { GLOBALS, TRAP_FN } from './wgslRuntime.js';
+import { ArrayHelpers, storageElem, workgroupElem } from './wgslArrays.js';
+import { Emitter } from './wgslBlock.js';
+import { type ArrRef, type FnCtx, type Specialization, NoWgsl, isAssignOp } from './wgslModel.js';
+import { containsReturn, findUniformVars, hasCollective } from './wgslUniformity.js';
+
+/** Entry point of every generated shader. */
+export const WGSL_ENTRY_POINT = 'main';
+
+/** One kernel's shader: which arrays it uses how, its device functions, its bindings and entry point. */
+export class KernelGen extends ArrayHelpers {
+  readonly sites: NonNullable<ModuleWgslKernel['sites']> = [];
+  readonly consts = new Map<string, string>();
+  readonly workgroupVars = new Map<string, string>();
+  readonly specs = new Map<string, Specialization>();
+  readonly kernelArrays = new Map<Decl, ArrRef>();
+  uniformVars = new Set<Decl>();
+  exitMode = false;
+  hasCollectives = false;
+  writesStorage = false;
+  private tempCount = 0;
+
+  constructor(readonly fe: FrontEndAnalysis, readonly fn: FunctionInfo, checked: boolean) { super(checked); }
+
+  fail(node: AstNode, message: string, file = this.fn.file): never { throw new NoWgsl(node, file, message); }
+
+  temp(): string { return `sx_t${this.tempCount++}`; }
+
+  site(node: AstNode, file: string, what: string): number {
+    const lc = lineCol(node);
+    this.sites.push({ file, line: lc.line, column: lc.column, what });
+    return this.sites.length - 1;
+  }
+
+  generate(): ModuleWgslKernel {
+    const fn = this.fn;
+    // Kernel-level arrays: parameters, then __shared__ declarations.
+    for (const d of fn.decls) {
+      if (!d.array) continue;
+      const a = d.array;
+      if (['f64', 'i64', 'u64'].includes(a.elem)) this.fail(d.node ?? fn.node, `${d.name}: ${a.elem}[] has no WGSL form (WGSL has no 64-bit types)`);
+      this.kernelArrays.set(d, {
+        decl: d, name: a.space === 'global' ? `a_${d.name}` : `w_${d.outName}`, elem: a.elem, space: a.space === 'global' ? 'storage' : 'workgroup',
+        id: a.id, read: false, written: false, atomic: false, dynamic: a.dynamic, count: a.count,
+      });
+    }
+    const dyn = [...this.kernelArrays.values()].filter((r) => r.dynamic);
+    if (dyn.length > 1) this.fail(dyn[1]!.decl.node!, 'more than one __extern_shared__ array: WGSL cannot alias one workgroup memory with several names (use one and index it)');
+    for (const d of fn.decls) {
+      if (d.param === 'scalar') {
+        const t = this.typeOfText(d.typeText, fn.node);
+        if (isSmall(t) || t === 'bool') this.fail(fn.node, `scalar parameter '${d.name}: ${d.typeText}' has no WGSL form`);
+      }
+    }
+    const kctx: FnCtx = { fn, kernel: true, arrays: this.kernelArrays };
+    this.scanUsage(kctx, [fn.name]);
+    this.hasCollectives = hasCollective(fn, fn.node.body);
+    this.exitMode = this.hasCollectives && containsReturn(fn.node.body);
+    this.writesStorage = [...this.kernelArrays.values()].some((r) => r.space === 'storage' && (r.written || r.atomic));
+    this.uniformVars = findUniformVars(this, fn);
+    const em = new Emitter(this, kctx);
+    const body = em.kernelBody();
+    const specTexts: string[] = [];
+    for (const s of [...this.specs.values()]) specTexts.push(new Emitter(this, s.ctx).deviceFunction(s.name));
+    return {
+      source: this.assemble(body, em, specTexts),
+      ...(dyn.length ? { dynamicSharedElemBytes: elemBytes(dyn[0]!.elem) } : {}),
+      sites: this.sites,
+    };
+  }
+
+  typeOfText(t: string | null, node: AstNode, file = this.fn.file): WType {
+    try { return wtypeOf(t); } catch (e) {
+      if (e instanceof NoWgslType) this.fail(node, e.message, file);
+      throw e;
+    }
+  }
+
+  /** Which arrays are read, written and atomically accessed (through device functions too); which device functions are needed. */
+  private scanUsage(ctx: FnCtx, stack: string[]): void {
+    const arrayOf = (n: AstNode): ArrRef | undefined => (n?.kind === NK.Identifier ? ctx.arrays.get(ctx.fn.refs.get(n)!) : undefined);
+    walk(ctx.fn.node.body, (n) => {
+      if (n.kind === NK.ElementAccess) { const r = arrayOf(n.expression); if (r) r.read = true; }
+      if (n.kind === NK.Binary && isAssignOp(operatorOf(n)) && n.left.kind === NK.ElementAccess) {
+        const r = arrayOf(n.left.expression); if (r) r.written = true;
+      }
+      if ((n.kind === NK.UnaryPrefix || n.kind === NK.UnaryPostfix) && /^(\+\+|--)$/.test(operatorOf(n)) && n.operand.kind === NK.ElementAccess) {
+        const r = arrayOf(n.operand.expression); if (r) r.written = true;
+      }
+      if (n.kind === NK.Call && n.expression.kind === NK.Identifier && !ctx.fn.refs.has(n.expression)) {
+        const name = n.expression.text as string;
+        if (name in ATOMICS) { const r = arrayOf(n.args[0]); if (r) { r.atomic = true; r.written = true; } }
+        const target = this.fe.functions.find((f) => f.name === name && !f.exported);
+        if (target) this.specialize(ctx, target, n, stack);
+      }
+      return undefined;
+    });
+  }
+
+  /** The device function `target` with the caller's arrays bound to its array parameters (WGSL cannot pass storage arrays). */
+  specialize(ctx: FnCtx, target: FunctionInfo, call: AstNode, stack: string[]): Specialization {
+    if (stack.includes(target.name)) this.fail(call, `recursive call of '${target.name}': WGSL has no recursion`, ctx.fn.file);
+    const params = target.decls.filter((d) => d.param);
+    const arrays = new Map<Decl, ArrRef>();
+    const parts: string[] = [];
+    (call.args as AstNode[]).forEach((a, k) => {
+      const p = params[k];
+      if (p?.param !== 'array') return;
+      const r = a.kind === NK.Identifier ? ctx.arrays.get(ctx.fn.refs.get(a)!) : undefined;
+      if (!r) this.fail(a, `argument ${k + 1} of '${target.name}' must be an array`, ctx.fn.file);
+      arrays.set(p, r!);
+      parts.push(r!.name);
+    });
+    for (const d of target.decls) if (d.array && d.array.space === 'shared') this.fail(d.node ?? target.node, `__shared__ in device function '${target.name}' has no WGSL form: declare it in the kernel and pass it`, target.file);
+    const name = `f_${target.name}${parts.length ? '_' + parts.join('_') : ''}`;
+    let s = this.specs.get(name);
+    if (!s) {
+      s = { name, ctx: { fn: target, kernel: false, arrays } };
+      this.specs.set(name, s);
+      this.scanUsage(s.ctx, [...stack, target.name]);
+    }
+    return s;
+  }
+
+  private assemble(body: string, em: Emitter, specTexts: string[]): string {
+    const fn = this.fn;
+    const lines: string[] = [`// GENERATED by simt's kernel compiler from ${fn.file}: kernel ${fn.name}.`, 'override BLOCK_X: u32 = 1u;', 'override BLOCK_Y: u32 = 1u;', 'override BLOCK_Z: u32 = 1u;'];
+    if ([...this.kernelArrays.values()].some((r) => r.dynamic)) lines.push('override sx_dyn_len: u32 = 0u;', 'override sx_dyn_count: u32 = 1u;');
+    lines.push(GLOBALS);
+    // Bindings: the array parameters in order, the Launch uniform, the trap record.
+    const params = fn.decls.filter((d) => d.param);
+    const arrays = params.filter((d) => d.param === 'array');
+    arrays.forEach((d, i) => {
+      const r = this.kernelArrays.get(d)!;
+      const access = r.written || r.atomic ? 'read_write' : 'read';
+      lines.push(`@group(0) @binding(${i}) var<storage, ${access}> ${r.name}: array<${storageElem(r)}>;`);
+    });
+    const fields = ['  gridDim: vec3u,', '  blockOffset: u32,'];
+    for (const d of params) if (d.param === 'scalar') fields.push(`  s_${d.name}: ${reprOf(this.typeOfText(d.typeText, fn.node))},`);
+    for (const d of arrays) fields.push(`  n_${d.name}: u32,`);
+    lines.push(`struct Launch {\n${fields.join('\n')}\n}`, `@group(0) @binding(${arrays.length}) var<uniform> launch: Launch;`);
+    lines.push(`@group(0) @binding(${arrays.length + 1}) var<storage, read_write> sx_err: array<atomic<u32>, 12>;`);
+    for (const r of this.kernelArrays.values()) {
+      if (r.space !== 'workgroup') continue;
+      lines.push(`var<workgroup> ${r.name}: array<${workgroupElem(r)}, ${r.dynamic ? 'sx_dyn_count' : r.count}>;`);
+    }
+    lines.push(...this.workgroupVars.values(), ...this.consts.values(), TRAP_FN, ...this.helpers.values(), ...specTexts);
+    lines.push(`@compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z)
+fn ${WGSL_ENTRY_POINT}(@builtin(local_invocation_id) sx_l: vec3u, @builtin(local_invocation_index) sx_li: u32, @builtin(workgroup_id) sx_w: vec3u) {
+  sx_tid = vec3<i32>(sx_l);
+  sx_lin = sx_li;
+  let sx_bid = vec3<i32>(i32(sx_w.x + launch.blockOffset), i32(sx_w.y), i32(sx_w.z));
+  sx_gbid = sx_bid;
+  sx_inf = bitcast<f32>(0x7f800000u | (sx_li & 0u));
+  sx_nan = bitcast<f32>(0x7fc00000u | (sx_li & 0u));
+${this.exitMode ? '  var sx_exited = false;\n' : ''}${em.topDecls.map((l) => '  ' + l).join('\n')}
+${body}
+}`);
+    return lines.join('\n') + '\n';
+  }
+}

@@ -1,0 +1,143 @@
+// Statements of the kernel language as WGSL, and the two functions a shader holds: the kernel's
+// body (through the block level when it has barriers or warp operations) and device functions.
+// In a kernel whose threads may return before a barrier, what follows a return runs only while
+// the thread has not exited.
+
+import { type AstNode, NK } from './ast.js';
+import { reprOf, zero } from './wgslTypes.js';
+import { paren } from './wgslModel.js';
+import { containsReturn, listOf } from './wgslUniformity.js';
+import { ExprEmitter } from './wgslExpr.js';
+
+/** Per-thread statements; the block level (barriers, warp operations) is the subclass's. */
+export abstract class StmtEmitter extends ExprEmitter {
+  // --- functions ----------------------------------------------------------------------------
+
+  kernelBody(): string {
+    const out: string[] = [];
+    const stmts = (this.fn.node.body as AstNode).statements as AstNode[];
+    if (this.g.hasCollectives) this.blockList(stmts, '  ', out);
+    else this.stmtList(stmts, '  ', out, false);
+    return out.join('\n');
+  }
+
+  deviceFunction(name: string): string {
+    const fn = this.fn;
+    const params = fn.decls.filter((d) => d.param === 'scalar').map((d) => `u_${d.outName}: ${reprOf(this.g.typeOfText(d.typeText, fn.node, this.file))}`);
+    const ret = fn.returnType === 'void' ? '' : ` -> ${reprOf(this.g.typeOfText(fn.returnType, fn.node, this.file))}`;
+    const out: string[] = [];
+    this.stmtList((fn.node.body as AstNode).statements, '  ', out, false);
+    return `fn ${name}(${params.join(', ')})${ret} {\n${this.topDecls.map((l) => '  ' + l).join('\n')}${this.topDecls.length ? '\n' : ''}${out.join('\n')}\n}`;
+  }
+
+  // --- statements ---------------------------------------------------------------------------
+
+  /** Statements of one list; in a kernel whose threads may exit, what follows a return runs only while the thread lives. */
+  protected stmtList(list: AstNode[], ind: string, out: string[], hoist: boolean): void {
+    let closes = 0;
+    list.forEach((s, k) => {
+      this.stmt(s, ind, out, hoist);
+      if (this.g.exitMode && this.ctx.kernel && containsReturn(s) && k < list.length - 1) {
+        if (this.threadLoops > 0) out.push(`${ind}if (sx_exited) { break; }`);
+        else { out.push(`${ind}if (!sx_exited) {`); ind += '  '; closes++; }
+      }
+    });
+    for (; closes > 0; closes--) { ind = ind.slice(2); out.push(`${ind}}`); }
+  }
+
+  protected flushPre(ind: string, out: string[]): void {
+    for (const l of this.pre) out.push(ind + l);
+    this.pre = [];
+  }
+
+  protected stmt(s: AstNode, ind: string, out: string[], hoist = false): void {
+    switch (s.kind) {
+      case NK.Empty: return;
+      case NK.Block:
+        out.push(`${ind}{`);
+        this.stmtList(s.statements, ind + '  ', out, false);
+        out.push(`${ind}}`);
+        return;
+      case NK.Variable: {
+        for (const vd of s.declarations as AstNode[]) {
+          const d = this.fn.declOf.get(vd)!;
+          if (d.array) continue;
+          const t = this.declType(d, vd);
+          const init = vd.initializer ? this.expr(vd.initializer, t) : undefined;
+          this.flushPre(ind, out);
+          if (hoist || this.hoisted.has(d)) {
+            if (!this.hoisted.has(d)) { this.hoisted.add(d); this.topDecls.push(`var u_${d.outName}: ${reprOf(t)};`); }
+            out.push(`${ind}u_${d.outName} = ${init ?? zero(reprOf(t))};`);
+          } else {
+            out.push(`${ind}${d.isConst && init !== undefined ? 'let' : 'var'} u_${d.outName}${d.isConst && init !== undefined ? '' : `: ${reprOf(t)}`}${init !== undefined ? ` = ${init}` : ''};`);
+          }
+        }
+        return;
+      }
+      case NK.Expression: {
+        const text = this.exprStatement(s.expression);
+        this.flushPre(ind, out);
+        if (text) out.push(ind + text);
+        return;
+      }
+      case NK.If: {
+        const c = this.expr(s.condition, 'bool');
+        this.flushPre(ind, out);
+        out.push(`${ind}if (${c}) {`);
+        this.stmtList(listOf(s.ifTrue), ind + '  ', out, false);
+        if (s.ifFalse) {
+          out.push(`${ind}} else {`);
+          this.stmtList(listOf(s.ifFalse), ind + '  ', out, false);
+        }
+        out.push(`${ind}}`);
+        return;
+      }
+      case NK.While: case NK.Do: case NK.For: {
+        out.push(`${ind}{`);
+        const i2 = ind + '  ', i3 = ind + '    ';
+        if (s.kind === NK.For && s.initializer) this.stmt(s.initializer, i2, out);
+        out.push(`${i2}loop {`);
+        if (s.kind !== NK.Do && s.condition) {
+          const c = this.expr(s.condition, 'bool');
+          this.flushPre(i3, out);
+          out.push(`${i3}if (!${paren(c)}) { break; }`);
+        }
+        this.threadLoops++;
+        this.stmtList(listOf(s.body), i3, out, false);
+        this.threadLoops--;
+        const cont: string[] = [];
+        if (s.kind === NK.For && s.incrementor) {
+          const t = this.exprStatement(s.incrementor);
+          this.flushPre(i3 + '  ', cont);
+          if (t) cont.push(i3 + '  ' + t);
+        }
+        if (s.kind === NK.Do) {
+          const c = this.expr(s.condition, 'bool');
+          this.flushPre(i3 + '  ', cont);
+          cont.push(`${i3}  break if !${paren(c)};`);
+        }
+        if (cont.length) out.push(`${i3}continuing {`, ...cont, `${i3}}`);
+        out.push(`${i2}}`, `${ind}}`);
+        return;
+      }
+      case NK.Break: out.push(`${ind}break;`); return;
+      case NK.Continue: out.push(`${ind}continue;`); return;
+      case NK.Return: {
+        if (!this.ctx.kernel) {
+          if (!s.value) { out.push(`${ind}return;`); return; }
+          const v = this.expr(s.value, this.g.typeOfText(this.fn.returnType, s, this.file));
+          this.flushPre(ind, out);
+          out.push(`${ind}return ${v};`);
+          return;
+        }
+        if (s.value) this.fail(s, 'a kernel returns no value');
+        if (this.g.exitMode) out.push(`${ind}sx_exited = true;${this.threadLoops > 0 ? ' break;' : ''}`);
+        else out.push(`${ind}return;`);
+        return;
+      }
+      default: this.fail(s, 'this statement has no WGSL form');
+    }
+  }
+
+  protected abstract blockList(stmts: AstNode[], ind: string, out: string[]): void;
+}
