@@ -71,10 +71,52 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
       ...(cm.gpuMs !== undefined ? { gpuMs: cm.gpuMs, gpuGbps: (6 * n) / cm.gpuMs / 1e6 } : {}),
     }));
     for (const a of [id, ms, cl]) a.free();
+    out.push(...await generated(device, backend, where, n, ctx));
     out.push(await launchOverhead(device, backend, where, ctx));
   } finally {
     await device.destroy();
   }
+  return out;
+}
+
+/**
+ * The same two kernels compiled from their per-thread sources (examples/kernels: the WGSL the
+ * compiler generates, not the hand-written twins), same data and launch shapes as above:
+ * `vecMaxGeneric`, `countModulesGeneric` (the user-kernels suite's names), with GPU time on webgpu.
+ */
+async function generated(device: GpuDevice, backend: BackendName, where: string, n: number, ctx: BenchContext): Promise<BenchRecord[]> {
+  const out: BenchRecord[] = [];
+  const [vm, cm] = await Promise.all([compileKernelFiles(['examples/kernels/vecMax.ts']), compileKernelFiles(['examples/kernels/countModules.ts'])]);
+  await device.load(vm);
+  await device.load(cm);
+  const A = await device.upload('f32', randomF32(n, 1));
+  const software = (device as { adapterInfo?: { isFallbackAdapter?: boolean } }).adapterInfo?.isFallbackAdapter === true;
+  const grids = backend === 'webgpu' ? (software ? [64, 1024, 4096] : [1024, 4096, 16384, 65536]) : [gridStrideShape(device, n).grid];
+  for (const grid of grids) {
+    const block = backend === 'webgpu' ? 256 : gridStrideShape(device, n).block;
+    const B = device.alloc('f32', grid);
+    const t = await timeLaunches(`vecMaxGeneric grid ${grid}`, device, () => device.launch(vm.kernels.vecMax!, { grid, block, sharedBytes: 4 * block }, [A, B, n] as never), ctx.quick);
+    out.push(record('vecMaxGeneric', `simt-${backend}`, n, t.ms, {
+      bytes: 4 * n, times: t.samples, workers: device.workers, device: where, grid, block,
+      ...(t.gpuMs !== undefined ? { gpuMs: t.gpuMs, gpuGbps: (4 * n) / t.gpuMs / 1e6 } : {}),
+    }));
+    B.free();
+  }
+  A.free();
+  const ids = moduleIdsForBench(n, 1800, 0.05, 2);
+  const id = await device.upload('u16', ids);
+  const ms = device.alloc('u32', PHASE1_NUMBER_OF_MODULES + 2);
+  const cl = device.alloc('i32', n);
+  const c = backend === 'webgpu' ? { grid: Math.ceil(n / 256), block: 256 } : gridStrideShape(device, n);
+  const t = await timeLaunches('countModulesGeneric', device, async () => {
+    await ms.fill(0);
+    return device.launch(cm.kernels.countModules!, { grid: c.grid, block: c.block }, [id, ms, cl, n, PHASE1_NUMBER_OF_MODULES] as never);
+  }, ctx.quick);
+  out.push(record('countModulesGeneric', `simt-${backend}`, n, t.ms, {
+    bytes: 6 * n, times: t.samples, workers: device.workers, device: where, grid: c.grid, block: c.block, modules: (await ms.read(0, 1))[0],
+    ...(t.gpuMs !== undefined ? { gpuMs: t.gpuMs, gpuGbps: (6 * n) / t.gpuMs / 1e6 } : {}),
+  }));
+  for (const a of [id, ms, cl]) a.free();
   return out;
 }
 
