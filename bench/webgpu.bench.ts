@@ -13,6 +13,7 @@ import type { BenchContext, BenchRecord, BenchSuite } from './harness.js';
 import { measure, median, record } from './harness.js';
 import { createDevice } from '../src/device.js';
 import type { BackendName, GpuDevice, LaunchStats } from '../src/deviceApi.js';
+import type { Kernel } from '../src/kernel.js';
 import { countModules, vecMax } from '../src/kernels/index.js';
 import { gridStrideShape } from '../src/ops/launchShape.js';
 import { compileKernelFiles } from '../src/compiler/index.js';
@@ -32,6 +33,9 @@ async function timeLaunches(name: string, device: GpuDevice, launch: () => Promi
   return { ms, samples, gpuMs: gpu.length > 0 ? median(gpu) : undefined };
 }
 
+/** The same two kernels in two forms: the hand-written twins, and compiled from examples/kernels. */
+interface KernelPair { vecMax: Kernel; countModules: Kernel }
+
 async function benchBackend(backend: BackendName, n: number, ctx: BenchContext): Promise<BenchRecord[]> {
   const device = await createDevice(backend === 'webgpu'
     ? { backend: 'webgpu', memoryBytes: 1 << 30, webgpu: { gpuTiming: true } }
@@ -39,39 +43,15 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
   const out: BenchRecord[] = [];
   try {
     const where = describeDevice(device);
-    // vecMax: wasm with the library's default grid-stride shape; webgpu over several grids (few
-    // large workgroups suit SwiftShader, a real GPU wants thousands of blocks in flight).
-    const A = await device.upload('f32', randomF32(n, 1));
-    const software = (device as { adapterInfo?: { isFallbackAdapter?: boolean } }).adapterInfo?.isFallbackAdapter === true;
-    const grids = software ? [64, 1024, 4096] : [1024, 4096, 16384, 65536];
-    const shapes = backend === 'webgpu' ? grids.map((grid) => ({ grid, block: 256 })) : [gridStrideShape(device, n)];
-    for (const s of shapes) {
-      const B = device.alloc('f32', s.grid);
-      const vm = await timeLaunches(`vecMax grid ${s.grid}`, device, () => device.launch(vecMax, { grid: s.grid, block: s.block, sharedBytes: 4 * s.block }, [A, B, n]), ctx.quick);
-      out.push(record('vecMax', `simt-${backend}`, n, vm.ms, {
-        bytes: 4 * n, times: vm.samples, workers: device.workers, device: where, grid: s.grid, block: s.block,
-        ...(vm.gpuMs !== undefined ? { gpuMs: vm.gpuMs, gpuGbps: (4 * n) / vm.gpuMs / 1e6 } : {}),
-      }));
-      B.free();
-    }
-    A.free();
-    // countModules: wasm with its grid-stride shape; webgpu with the CUDA launch, one thread per digi.
-    const ids = moduleIdsForBench(n, 1800, 0.05, 2);
-    const id = await device.upload('u16', ids);
-    const ms = device.alloc('u32', PHASE1_NUMBER_OF_MODULES + 2);
-    const cl = device.alloc('i32', n);
-    const c = backend === 'webgpu' ? { grid: Math.ceil(n / 256), block: 256 } : gridStrideShape(device, n);
-    const cm = await timeLaunches('countModules', device, async () => {
-      await ms.fill(0);
-      return device.launch(countModules, { grid: c.grid, block: c.block }, [id, ms, cl, n, PHASE1_NUMBER_OF_MODULES]);
-    }, ctx.quick);
-    const count = (await ms.read(0, 1))[0];
-    out.push(record('countModules', `simt-${backend}`, n, cm.ms, {
-      bytes: 6 * n, times: cm.samples, workers: device.workers, device: where, grid: c.grid, block: c.block, modules: count,
-      ...(cm.gpuMs !== undefined ? { gpuMs: cm.gpuMs, gpuGbps: (6 * n) / cm.gpuMs / 1e6 } : {}),
-    }));
-    for (const a of [id, ms, cl]) a.free();
-    out.push(...await generated(device, backend, where, n, ctx));
+    // The kernels compiled from their per-thread sources: the WGSL the compiler generates.
+    const [vm, cm] = await Promise.all([compileKernelFiles(['examples/kernels/vecMax.ts']), compileKernelFiles(['examples/kernels/countModules.ts'])]);
+    await device.load(vm);
+    await device.load(cm);
+    const forms: [string, KernelPair][] = [
+      ['', { vecMax, countModules }],
+      ['Generic', { vecMax: vm.kernels.vecMax!, countModules: cm.kernels.countModules! }], // the user-kernels suite's names
+    ];
+    for (const [suffix, k] of forms) out.push(...await kernelRecords(device, backend, where, n, k, suffix, ctx));
     out.push(await launchOverhead(device, backend, where, ctx));
   } finally {
     await device.destroy();
@@ -80,39 +60,36 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
 }
 
 /**
- * The same two kernels compiled from their per-thread sources (examples/kernels: the WGSL the
- * compiler generates, not the hand-written twins), same data and launch shapes as above:
- * `vecMaxGeneric`, `countModulesGeneric` (the user-kernels suite's names), with GPU time on webgpu.
+ * vecMax and countModules of one form (records `vecMax${suffix}`, `countModules${suffix}`), same
+ * data and shapes for both forms: vecMax on wasm with the library's grid-stride shape, on webgpu
+ * over several grids (few large workgroups suit SwiftShader, a real GPU wants thousands of blocks
+ * in flight); countModules on wasm with its grid-stride shape, on webgpu one thread per digi.
  */
-async function generated(device: GpuDevice, backend: BackendName, where: string, n: number, ctx: BenchContext): Promise<BenchRecord[]> {
+async function kernelRecords(device: GpuDevice, backend: BackendName, where: string, n: number, k: KernelPair, suffix: string, ctx: BenchContext): Promise<BenchRecord[]> {
   const out: BenchRecord[] = [];
-  const [vm, cm] = await Promise.all([compileKernelFiles(['examples/kernels/vecMax.ts']), compileKernelFiles(['examples/kernels/countModules.ts'])]);
-  await device.load(vm);
-  await device.load(cm);
   const A = await device.upload('f32', randomF32(n, 1));
   const software = (device as { adapterInfo?: { isFallbackAdapter?: boolean } }).adapterInfo?.isFallbackAdapter === true;
-  const grids = backend === 'webgpu' ? (software ? [64, 1024, 4096] : [1024, 4096, 16384, 65536]) : [gridStrideShape(device, n).grid];
-  for (const grid of grids) {
-    const block = backend === 'webgpu' ? 256 : gridStrideShape(device, n).block;
-    const B = device.alloc('f32', grid);
-    const t = await timeLaunches(`vecMaxGeneric grid ${grid}`, device, () => device.launch(vm.kernels.vecMax!, { grid, block, sharedBytes: 4 * block }, [A, B, n] as never), ctx.quick);
-    out.push(record('vecMaxGeneric', `simt-${backend}`, n, t.ms, {
-      bytes: 4 * n, times: t.samples, workers: device.workers, device: where, grid, block,
+  const grids = software ? [64, 1024, 4096] : [1024, 4096, 16384, 65536];
+  const shapes = backend === 'webgpu' ? grids.map((grid) => ({ grid, block: 256 })) : [gridStrideShape(device, n)];
+  for (const s of shapes) {
+    const B = device.alloc('f32', s.grid);
+    const t = await timeLaunches(`vecMax${suffix} grid ${s.grid}`, device, () => device.launch(k.vecMax, { grid: s.grid, block: s.block, sharedBytes: 4 * s.block }, [A, B, n] as never), ctx.quick);
+    out.push(record(`vecMax${suffix}`, `simt-${backend}`, n, t.ms, {
+      bytes: 4 * n, times: t.samples, workers: device.workers, device: where, grid: s.grid, block: s.block,
       ...(t.gpuMs !== undefined ? { gpuMs: t.gpuMs, gpuGbps: (4 * n) / t.gpuMs / 1e6 } : {}),
     }));
     B.free();
   }
   A.free();
-  const ids = moduleIdsForBench(n, 1800, 0.05, 2);
-  const id = await device.upload('u16', ids);
+  const id = await device.upload('u16', moduleIdsForBench(n, 1800, 0.05, 2));
   const ms = device.alloc('u32', PHASE1_NUMBER_OF_MODULES + 2);
   const cl = device.alloc('i32', n);
   const c = backend === 'webgpu' ? { grid: Math.ceil(n / 256), block: 256 } : gridStrideShape(device, n);
-  const t = await timeLaunches('countModulesGeneric', device, async () => {
+  const t = await timeLaunches(`countModules${suffix}`, device, async () => {
     await ms.fill(0);
-    return device.launch(cm.kernels.countModules!, { grid: c.grid, block: c.block }, [id, ms, cl, n, PHASE1_NUMBER_OF_MODULES] as never);
+    return device.launch(k.countModules, { grid: c.grid, block: c.block }, [id, ms, cl, n, PHASE1_NUMBER_OF_MODULES] as never);
   }, ctx.quick);
-  out.push(record('countModulesGeneric', `simt-${backend}`, n, t.ms, {
+  out.push(record(`countModules${suffix}`, `simt-${backend}`, n, t.ms, {
     bytes: 6 * n, times: t.samples, workers: device.workers, device: where, grid: c.grid, block: c.block, modules: (await ms.read(0, 1))[0],
     ...(t.gpuMs !== undefined ? { gpuMs: t.gpuMs, gpuGbps: (6 * n) / t.gpuMs / 1e6 } : {}),
   }));
