@@ -28,6 +28,8 @@ const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
     body: 'export function k(a: f32[], n: i32): void {\n  for (let i = 0; i < n; i++) {\n    __syncthreads();\n    if (a[0] > 0) break;\n  }\n}' },
   { what: 'a device function with a barrier called inside an expression', line: 3, message: /'helper' holds barriers.*call it as a statement of its own/,
     body: 'function helper(): i32 { __syncthreads(); return 1; }\nexport function k(a: i32[]): void { a[0] = 1 + helper(); }' },
+  { what: 'a device function with a barrier called in a for loop\'s initializer', line: 3, message: /'helper' holds barriers.*call it as a statement of its own/,
+    body: 'function helper(): i32 { __syncthreads(); return 1; }\nexport function k(a: i32[]): void { for (let i = helper(); i < 2; i++) a[i] = 1; }' },
   { what: 'a device function with a barrier that returns before its end', line: 2, message: /'helper' is inlined into kernels.*may return only at its end/,
     body: 'function helper(v: i32): i32 { if (v > 0) return v; __syncthreads(); return 0; }\nexport function k(a: i32[]): void { const x = helper(a[0]); a[1] = x; }' },
   { what: 'a device function with a barrier called under thread-dependent control flow (at the call)', line: 4, message: /thread-dependent control flow/,

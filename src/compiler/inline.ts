@@ -94,7 +94,7 @@ function callsIn(s: AstNode, fn: InlineFunction, targets: Set<string>): AstNode[
   const out: AstNode[] = [];
   const exprs: (AstNode | null)[] = s.kind === NK.Expression ? [s.expression] : s.kind === NK.Variable ? (s.declarations as AstNode[]).map((d) => d.initializer)
     : s.kind === NK.Return ? [s.value] : s.kind === NK.If || s.kind === NK.While || s.kind === NK.Do ? [s.condition]
-      : s.kind === NK.For ? [s.condition, s.incrementor] : [];
+      : s.kind === NK.For ? [s.condition, s.incrementor, ...(s.initializer?.kind === NK.Variable ? (s.initializer.declarations as AstNode[]).map((d) => d.initializer) : [s.initializer?.expression ?? null])] : [];
   for (const e of exprs) walk(e, (n) => { if (n.kind === NK.Call && n.expression.kind === NK.Identifier && !fn.refs.has(n.expression) && targets.has(n.expression.text)) out.push(n); });
   return out;
 }
@@ -104,7 +104,7 @@ function nested(s: AstNode): AstNode[] {
     case NK.Block: return s.statements as AstNode[];
     case NK.If: return [s.ifTrue, s.ifFalse].filter(Boolean) as AstNode[];
     case NK.While: case NK.Do: return [s.body as AstNode];
-    case NK.For: return [s.initializer, s.body].filter(Boolean) as AstNode[];
+    case NK.For: return [s.body as AstNode]; // (its initializer is one of the for's own expressions)
     default: return [];
   }
 }
