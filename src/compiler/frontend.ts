@@ -1319,7 +1319,7 @@ class KernelCompiler {
       const vs = this.collectiveSlots[2 * k]!, as_ = this.collectiveSlots[2 * k + 1]!;
       before.parts.push({ store: { slot: vs, type: t, bytes: 8, node: args[1]!, asPredicate: false } });
       // A uniform lane argument (the usual `offset` of a reduction) is passed as a value.
-      if (this.isUniformValue(args[2]!)) after.push({ call: c, text: `@SHFL:${WARP_SHUFFLES[name]}U:${t}:${vs}:U` });
+      if (this.isUniform(args[2]!)) after.push({ call: c, text: `@SHFL:${WARP_SHUFFLES[name]}U:${t}:${vs}:U` });
       else {
         before.parts.push({ store: { slot: as_, type: 'i32', bytes: 8, node: args[2]!, asPredicate: false } });
         after.push({ call: c, text: `@SHFL:${WARP_SHUFFLES[name]}:${t}:${vs}:${as_}` });
@@ -1353,32 +1353,6 @@ class KernelCompiler {
       else { d.cls = 'context'; d.slot = this.newSlot(d.node!); this.typeOf(d); }
     }
     for (const r of this.regions) r.guard = this.guardOf(r);
-  }
-
-  /**
-   * Is e the same for every thread of the block wherever it is evaluated between two barriers:
-   * literals, scalar parameters, uniform variables, module constants and blockIdx/blockDim/gridDim,
-   * combined without calls, array reads or assignments?
-   */
-  private isUniformValue(e: AstNode): boolean {
-    let ok = true;
-    walk(e, (n) => {
-      switch (n.kind) {
-        case NK.Literal: case NK.Parenthesized: case NK.Ternary: case NK.True: case NK.False: case NK.Assertion: return;
-        case NK.Binary: if (/=$/.test(operatorOf(n)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(n))) ok = false; return;
-        case NK.UnaryPrefix: if (/^(\+\+|--)$/.test(operatorOf(n))) ok = false; return;
-        case NK.PropertyAccess:
-          if (n.expression.kind === NK.Identifier && INDEX_VARIABLES.has(n.expression.text) && !this.fn.refs.has(n.expression)) return false;
-          ok = false; return false;
-        case NK.Identifier: {
-          const d = this.fn.refs.get(n);
-          if (d ? d.array || !(d.param || this.uniform.has(d)) : !(n.text === 'warpSize' || this.fe.moduleConst(n.text))) ok = false;
-          return;
-        }
-        default: ok = false; return false;
-      }
-    });
-    return ok;
   }
 
   /**
