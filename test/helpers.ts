@@ -1,5 +1,5 @@
 // Shared test plumbing: devices are created once per file (starting workers costs ~50 ms).
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createDevice, type Device, type DeviceOptions } from '../src/device.js';
 
 export async function testDevice(options: DeviceOptions = {}): Promise<Device> {
@@ -18,4 +18,18 @@ export function rng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * The set-up the WebGPU test files share: `setup` creates their wasm and webgpu devices before
+ * the file's tests; if it throws, every test fails with its error (not a cascade of undefined
+ * devices); `devices()` are destroyed after the file, in order.
+ */
+export function withWasmAndWebGpu(setup: () => Promise<void>, devices: () => readonly ({ destroy(): Promise<void> } | undefined)[]): void {
+  let setupError: unknown;
+  beforeAll(async () => {
+    try { await setup(); } catch (e) { setupError = e; }
+  });
+  beforeEach(() => { if (setupError !== undefined) throw setupError; });
+  afterAll(async () => { for (const d of devices()) await d?.destroy(); });
 }

@@ -6,14 +6,14 @@
  * indices and divergent barriers are the same KernelError on both; constructs without a WGSL
  * form are diagnostics with file and line, and the kernel still runs on wasm.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDevice, type Device } from '../src/device.js';
 import type { WebGpuDevice } from '../src/webgpu/device.js';
 import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import type { DType } from '../src/dtypes.js';
 import { KernelError, LaunchConfigError } from '../src/errors.js';
-import { rng } from './helpers.js';
+import { rng, withWasmAndWebGpu } from './helpers.js';
 import { crossCheck, type Job } from '../src/crosscheck/index.js';
 import type { GpuDevice } from '../src/deviceApi.js';
 
@@ -21,26 +21,13 @@ let gpu: WebGpuDevice;
 let wasm: Device;
 let examples: KernelModule;
 let language: KernelModule;
-let setupError: unknown;
-
-beforeAll(async () => {
-  try {
-    examples = await compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules'].map((k) => `examples/kernels/${k}.ts`));
-    language = await compileKernelFiles(['test/kernels/language.ts']);
-    wasm = await createDevice({ backend: 'wasm', workers: 2, memoryBytes: 128 << 20, modules: [examples, language] });
-    gpu = await createDevice({ backend: 'webgpu', memoryBytes: 128 << 20, modules: [examples] });
-    await gpu.load(language);
-  } catch (e) {
-    setupError = e;
-  }
-});
-beforeEach(() => {
-  if (setupError !== undefined) throw setupError;
-});
-afterAll(async () => {
-  await gpu?.destroy();
-  await wasm?.destroy();
-});
+withWasmAndWebGpu(async () => {
+  examples = await compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules'].map((k) => `examples/kernels/${k}.ts`));
+  language = await compileKernelFiles(['test/kernels/language.ts']);
+  wasm = await createDevice({ backend: 'wasm', workers: 2, memoryBytes: 128 << 20, modules: [examples, language] });
+  gpu = await createDevice({ backend: 'webgpu', memoryBytes: 128 << 20, modules: [examples] });
+  await gpu.load(language);
+}, () => [gpu, wasm]);
 
 type Dim = number | { x: number; y?: number; z?: number };
 /** An array argument (uploaded on both devices) or a scalar. */

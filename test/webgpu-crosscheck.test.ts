@@ -3,7 +3,8 @@
  * inputs and edge sizes; the comparison rules themselves; and `simt crosscheck`.
  * No WebGPU adapter is a failure, not a skip: every test rethrows the setup error.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withWasmAndWebGpu } from './helpers.js';
 import { createDevice, type Device } from '../src/device.js';
 import type { WebGpuDevice } from '../src/webgpu/device.js';
 import { compareOutput, crossCheck, jobs, registerJob, ulpDistance, type Job } from '../src/crosscheck/index.js';
@@ -11,23 +12,10 @@ import { main } from '../src/cli/main.js';
 
 let gpu: WebGpuDevice;
 let wasm: Device;
-let setupError: unknown;
-
-beforeAll(async () => {
-  try {
-    wasm = await createDevice({ backend: 'wasm', memoryBytes: 256 << 20 });
-    gpu = await createDevice({ backend: 'webgpu' });
-  } catch (e) {
-    setupError = e;
-  }
-});
-beforeEach(() => {
-  if (setupError !== undefined) throw setupError;
-});
-afterAll(async () => {
-  await gpu?.destroy();
-  await wasm?.destroy();
-});
+withWasmAndWebGpu(async () => {
+  wasm = await createDevice({ backend: 'wasm', memoryBytes: 256 << 20 });
+  gpu = await createDevice({ backend: 'webgpu' });
+}, () => [gpu, wasm]);
 
 const devices = () => ({ wasm, webgpu: gpu });
 

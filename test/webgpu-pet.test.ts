@@ -3,7 +3,8 @@
  * cross-checked against the wasm backend on random and edge inputs (0, 1, non-powers of two,
  * more than one level of the device scan). No WebGPU adapter is a failure, not a skip.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withWasmAndWebGpu } from './helpers.js';
 import { createDevice, type Device } from '../src/device.js';
 import type { WebGpuDevice } from '../src/webgpu/device.js';
 import { crossCheck, getJob } from '../src/crosscheck/index.js';
@@ -20,23 +21,10 @@ import { dirname, join } from 'node:path';
 
 let gpu: WebGpuDevice;
 let wasm: Device;
-let setupError: unknown;
-
-beforeAll(async () => {
-  try {
-    wasm = await createDevice({ backend: 'wasm', memoryBytes: 512 << 20 });
-    gpu = await createDevice({ backend: 'webgpu' });
-  } catch (e) {
-    setupError = e;
-  }
-});
-beforeEach(() => {
-  if (setupError !== undefined) throw setupError;
-});
-afterAll(async () => {
-  await gpu?.destroy();
-  await wasm?.destroy();
-});
+withWasmAndWebGpu(async () => {
+  wasm = await createDevice({ backend: 'wasm', memoryBytes: 512 << 20 });
+  gpu = await createDevice({ backend: 'webgpu' });
+}, () => [gpu, wasm]);
 
 function hostExclusiveScan(w: Uint32Array): Uint32Array {
   const out = new Uint32Array(w.length);

@@ -5,7 +5,8 @@
  * the plain-TS reference, on the store's bytes, and through `simt crosscheck pixel`.
  * No WebGPU adapter is a failure, not a skip: every test rethrows the setup error.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withWasmAndWebGpu } from './helpers.js';
 import { createDevice, type Device } from '../src/device.js';
 import type { WebGpuDevice } from '../src/webgpu/device.js';
 import { crossCheck, getJob, pixelJobInputs, type PixelJobInputs } from '../src/crosscheck/index.js';
@@ -19,23 +20,10 @@ import { pixelClusterChargeCut, pixelCountModules, pixelFindClus } from '../src/
 
 let gpu: WebGpuDevice;
 let wasm: Device;
-let setupError: unknown;
-
-beforeAll(async () => {
-  try {
-    wasm = await createDevice({ backend: 'wasm', memoryBytes: 256 << 20 });
-    gpu = await createDevice({ backend: 'webgpu' });
-  } catch (e) {
-    setupError = e;
-  }
-});
-beforeEach(() => {
-  if (setupError !== undefined) throw setupError;
-});
-afterAll(async () => {
-  await gpu?.destroy();
-  await wasm?.destroy();
-});
+withWasmAndWebGpu(async () => {
+  wasm = await createDevice({ backend: 'wasm', memoryBytes: 256 << 20 });
+  gpu = await createDevice({ backend: 'webgpu' });
+}, () => [gpu, wasm]);
 
 const job = getJob('pixel');
 const devices = () => ({ wasm, webgpu: gpu });

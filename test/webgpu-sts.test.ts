@@ -4,7 +4,8 @@
  * one channel, non-power-of-two sizes and blocks, the largest channel), stsSort end to end, and
  * the `sts-sort` cross-check job. No WebGPU adapter is a failure, not a skip.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withWasmAndWebGpu } from './helpers.js';
 import { createDevice, type Device } from '../src/device.js';
 import type { GpuDevice, KernelArgs } from '../src/deviceApi.js';
 import type { Kernel } from '../src/kernel.js';
@@ -20,23 +21,10 @@ import { Rng } from '../src/jobs/random.js';
 
 let gpu: WebGpuDevice;
 let wasm: Device;
-let setupError: unknown;
-
-beforeAll(async () => {
-  try {
-    wasm = await createDevice({ backend: 'wasm', memoryBytes: 256 << 20 });
-    gpu = await createDevice({ backend: 'webgpu' });
-  } catch (e) {
-    setupError = e;
-  }
-});
-beforeEach(() => {
-  if (setupError !== undefined) throw setupError;
-});
-afterAll(async () => {
-  await gpu?.destroy();
-  await wasm?.destroy();
-});
+withWasmAndWebGpu(async () => {
+  wasm = await createDevice({ backend: 'wasm', memoryBytes: 256 << 20 });
+  gpu = await createDevice({ backend: 'webgpu' });
+}, () => [gpu, wasm]);
 
 const STS_WGSL = [
   'scanTileSums', 'scanSingle', 'scanTileApply', 'stsCheckChannels', 'stsCountChannels', 'stsScatterAtomic',
