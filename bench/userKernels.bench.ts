@@ -18,6 +18,9 @@
 // line, which the next threads of the block must still find in L1: at 16..256 per thread native C
 // ran 2-9x slower than at 4 (16M elements, 2 threads). A worker takes chunks of consecutive
 // blocks, so it reads 4 contiguous runs of memory.
+// The same four kernels again in the shape GPU code usually has, block 256 and 256 elements per
+// thread (records `histogram/gridStride`, …): simt's compiler interchanges those grid-stride
+// loops (docs/kernels.md, "Grid-stride loops"); native C runs the MCUDA loops as written.
 import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -34,8 +37,15 @@ import { measure, median, record, type BenchContext, type BenchRecord, type Benc
 import * as js from './userKernelsJs.js';
 
 const SEED = 1;
-const BLOCK = 1024;
-const PER_THREAD = 4;
+/** A launch shape of the grid-stride kernels: block size, elements per thread, and the records' name suffix. */
+interface Shape { block: number; perThread: number; suffix: string }
+/** The suite's shape (see the header). */
+const BENCH_SHAPE: Shape = { block: 1024, perThread: 4, suffix: '' };
+/**
+ * The usual GPU shape: few blocks, each thread looping over many elements (records
+ * `<name>/gridStride`; simt runs these loops interchanged, native C as written).
+ */
+const GRID_STRIDE_SHAPE: Shape = { block: 256, perThread: 256, suffix: '/gridStride' };
 /** shuffleSum: |result − exact| ≤ SUM_TOLERANCE · Σ|xᵢ| (as bench/native/userkernels.c; seen: ≤ 7e-9). */
 const SUM_TOLERANCE = 5e-8;
 /** countModules: 1800 modules, 1 % invalid digis, atomicInc bound 1856 (the core suite's data). */
@@ -68,12 +78,13 @@ interface Env {
   native: boolean;
   simt: Simt | undefined;
   out: BenchRecord[];
+  shape: Shape;
 }
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** A record of `samples` (ms): the median, with min, max and the sample count as its spread. */
-function timings(name: Name | 'compile', impl: string, n: number, samples: readonly number[], extra: Record<string, unknown>): BenchRecord {
+function timings(name: string, impl: string, n: number, samples: readonly number[], extra: Record<string, unknown>): BenchRecord {
   return record(name, impl, n, median(samples), { ...extra, msMin: Math.min(...samples), msMax: Math.max(...samples), samples: samples.length });
 }
 
@@ -84,8 +95,8 @@ function dimLabel(d: unknown): unknown {
   return d;
 }
 
-function gridFor(n: number): number {
-  return Math.ceil(n / (BLOCK * PER_THREAD));
+function gridFor(n: number, shape: Shape): number {
+  return Math.ceil(n / (shape.block * shape.perThread));
 }
 
 /** Compiles each kernel file on its own (one that fails does not take the others down) and opens a device on them. */
@@ -123,7 +134,7 @@ async function attempt(env: Env, what: string, fn: () => Promise<void>): Promise
 async function jsRecord(env: Env, name: Name, n: number, bytes: number, fn: () => unknown, extra: Record<string, unknown> = {}): Promise<void> {
   await attempt(env, `${name} js`, async () => {
     const r = await measure(`${name} js`, fn, { iterations: 7, time: 300, warmup: 1 });
-    env.out.push(timings(name, 'js', n, r.samples, { bytes, workers: 1, ...extra }));
+    env.out.push(timings(name + env.shape.suffix, 'js', n, r.samples, { bytes, workers: 1, ...extra }));
   });
 }
 
@@ -140,7 +151,7 @@ async function nativeRecord(
     const r = await runNative(name, { n, seed: SEED, threads: env.workers, repeat: 15, extra: args });
     const problem = r.ok !== true ? 'its own check failed' : check(r);
     if (problem) throw new Error(`wrong result: ${problem}`);
-    env.out.push(timings(name, 'native-c', n, r.msAll, {
+    env.out.push(timings(name + env.shape.suffix, 'native-c', n, r.msAll, {
       bytes: r.bytes, workers: r.threads, openmp: r.openmp, grid: dimLabel(r['grid']), block: dimLabel(r['block']), ...extra,
     }));
   });
@@ -169,7 +180,7 @@ async function simtRecord(
         const r = await measure(`${name} ${impl}`, () => k.run(), { iterations: 15 });
         const problem = await k.check();
         if (problem) throw new Error(`wrong result: ${problem}`);
-        env.out.push(timings(name, impl, n, r.samples, {
+        env.out.push(timings(name + env.shape.suffix, impl, n, r.samples, {
           bytes, workers: dev.workers, grid: dimLabel(config.grid), block: dimLabel(config.block), ...extra,
         }));
       } finally {
@@ -193,7 +204,7 @@ function difference(what: string, got: ArrayLike<number>, expect: ArrayLike<numb
 async function histogram(env: Env, n: number): Promise<void> {
   const data = js.randomU8(n, SEED);
   const expect = js.histogram256(data);
-  const config = { grid: gridFor(n), block: BLOCK };
+  const config = { grid: gridFor(n, env.shape), block: env.shape.block };
   await jsRecord(env, 'histogram', n, n, () => js.histogram256(data));
   await nativeRecord(env, 'histogram', n, config,
     (r) => (r['outChecksum'] === checksum32(expect) ? undefined : 'bins differ from JS'));
@@ -240,7 +251,7 @@ async function shuffleSum(env: Env, n: number): Promise<void> {
   for (let i = 0; i < n; i++) absSum += Math.abs(input[i]!);
   const tolerance = SUM_TOLERANCE * absSum;
   const wrong = (got: number) => (Math.abs(got - exact) <= tolerance ? undefined : `sum ${got}, JS ${exact} (tolerance ${tolerance})`);
-  const config = { grid: gridFor(n), block: BLOCK };
+  const config = { grid: gridFor(n, env.shape), block: env.shape.block };
   await jsRecord(env, 'shuffleSum', n, 4 * n, () => js.sum(input));
   await nativeRecord(env, 'shuffleSum', n, config, (r) => wrong(r.result));
   await simtRecord(env, 'shuffleSum', n, 4 * n, config, async (dev, kernel) => {
@@ -260,11 +271,11 @@ async function shuffleSum(env: Env, n: number): Promise<void> {
 async function vecMaxGeneric(env: Env, n: number): Promise<void> {
   const input = randomF32(n, SEED);
   const expect = js.max(input);
-  const grid = gridFor(n);
-  const config = { grid, block: BLOCK, sharedBytes: 4 * BLOCK };
+  const grid = gridFor(n, env.shape);
+  const config = { grid, block: env.shape.block, sharedBytes: 4 * env.shape.block };
   const wrong = (got: number) => (got === expect ? undefined : `max ${got}, JS ${expect}`);
   await jsRecord(env, 'vecMaxGeneric', n, 4 * n, () => js.max(input));
-  await nativeRecord(env, 'vecMaxGeneric', n, { grid, block: BLOCK }, (r) => wrong(Math.fround(r.result)));
+  await nativeRecord(env, 'vecMaxGeneric', n, { grid, block: env.shape.block }, (r) => wrong(Math.fround(r.result)));
   await simtRecord(env, 'vecMaxGeneric', n, 4 * n, config, async (dev, kernel) => {
     const A = await dev.upload('f32', input);
     const B = dev.alloc('f32', grid);
@@ -281,7 +292,7 @@ async function countModulesGeneric(env: Env, n: number): Promise<void> {
   const clusterId = new Int32Array(n);
   const expect = js.countModules(ids);
   if (expect.count > N_MAX_MODULES) throw new Error(`countModulesGeneric: ${expect.count} modules > nMaxModules ${N_MAX_MODULES}`);
-  const config = { grid: gridFor(n), block: BLOCK };
+  const config = { grid: gridFor(n, env.shape), block: env.shape.block };
   const extra = { modules: expect.count };
   await jsRecord(env, 'countModulesGeneric', n, 6 * n, () => js.countModules(ids, clusterId), extra);
   const args = { ...config, modules: MODULES, invalid: INVALID, nmax: N_MAX_MODULES };
@@ -355,13 +366,18 @@ export const suite: BenchSuite = {
     const simt = await openSimt(ctx, q ? 256 << 20 : 768 << 20);
     const native = buildNative();
     if (!native.ok) ctx.log(`user-kernels: native-c skipped: ${native.note}`);
-    const env: Env = { ctx, workers: simt?.dev.workers ?? await defaultWorkerCount(), native: native.ok, simt, out: [] };
+    const env: Env = { ctx, workers: simt?.dev.workers ?? await defaultWorkerCount(), native: native.ok, simt, out: [], shape: BENCH_SHAPE };
     try {
       await histogram(env, sizes.histogram);
       await transpose(env, sizes.transposeSide);
       await shuffleSum(env, sizes.shuffleSum);
       await vecMaxGeneric(env, sizes.vecMaxGeneric);
       await countModulesGeneric(env, sizes.countModulesGeneric);
+      const gridStride: Env = { ...env, shape: GRID_STRIDE_SHAPE };
+      await histogram(gridStride, sizes.histogram);
+      await shuffleSum(gridStride, sizes.shuffleSum);
+      await vecMaxGeneric(gridStride, sizes.vecMaxGeneric);
+      await countModulesGeneric(gridStride, sizes.countModulesGeneric);
       await compileTime(env);
     } finally {
       await simt?.dev.destroy();

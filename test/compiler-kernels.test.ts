@@ -2,7 +2,7 @@
 // on every backend from one table: `wasm` (2 workers), `serial` under several seeds, and the
 // fine-grained form the race tools run (one emulated thread at a time, in order).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileKernelFiles } from '../src/compiler/index.js';
+import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import type { Device } from '../src/device.js';
 import { KernelError } from '../src/errors.js';
@@ -247,6 +247,37 @@ for (const b of BACKENDS) {
       });
     }
 
+    // Many iterations per thread: the block form runs these loops interchanged (block-level steps).
+    for (const [n, grid, bx, by] of [[0, 1, 32, 1], [1, 1, 1, 1], [5000, 2, 64, 1], [9999, 3, 32, 2], [70000, 2, 256, 1]] as const) {
+      it(`grid-stride loops carrying values, continue, return: n=${n}, grid=${grid}, block=${bx}x${by}`, async () => {
+        const a = ints(n, n + 5);
+        const A = await dev.upload('i32', a);
+        const threads = grid * bx * by;
+        const O = dev.alloc('i32', 4 * threads);
+        await run('gridStrideCarry', grid, { x: bx, y: by }, [A, O, n]);
+        const ref = new Int32Array(4 * threads);
+        const stride = grid * bx;
+        for (let ty = 0; ty < by; ty++) for (let b = 0; b < grid; b++) for (let tx = 0; tx < bx; tx++) {
+          const o = 4 * ((ty * grid + b) * bx + tx), first = b * bx + tx;
+          let sum = 0, count = 0, best = -1000, last = first;
+          for (let i = first; i < n; i += stride) { if (a[i]! >= 0) { sum += a[i]!; count++; } best = Math.max(best, a[i]!); }
+          while (last < n) last += stride;
+          ref.set([sum, count, best, last], o);
+        }
+        expect(Array.from(await O.read())).toEqual(Array.from(ref));
+        const stop = n > 0 ? a[Math.floor(n * 0.6)]! : 0;
+        const E = dev.alloc('i32', threads); await E.fill(-12345);
+        await run('gridStrideExit', grid, bx, [A, E, n, stop]);
+        const refE = new Int32Array(grid * bx);
+        for (let g = 0; g < grid * bx; g++) {
+          let seen = 0, r = -12345;
+          for (let i = g; i < n; i += stride) { if (a[i] === stop) { r = -1 - seen; break; } seen++; }
+          refE[g] = r === -12345 ? seen : r;
+        }
+        expect(Array.from((await E.read()).subarray(0, grid * bx))).toEqual(Array.from(refE));
+      });
+    }
+
     it('a grid-stride loop running past an array traps', async () => {
       const A = await dev.upload('i32', ints(100, 2));
       const O = dev.alloc('i32', 60);
@@ -351,3 +382,34 @@ for (const b of BACKENDS) {
     }
   });
 }
+
+describe('grid-stride loops in the block form', () => {
+  const SRC = `import { threadIdx, blockIdx, blockDim, gridDim } from "simt/kernel";
+export function forms(a: f32[], out: f32[], n: i32): void {
+  let s: f32 = 0;
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) s += a[i];
+  let k = threadIdx.x + blockIdx.x * blockDim.x;
+  while (k < n) { s += a[k]; k += blockDim.x * gridDim.x; }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+export function kept(a: f32[], out: i32[], n: i32): void {
+  let k = blockIdx.x * blockDim.x + threadIdx.x;
+  while (k < n) { k += blockDim.x * gridDim.x; }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = k;
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) { if (a[i] > 0) break; }
+  for (let i = threadIdx.y; i < n; i += blockDim.y) out[i] = 0;
+}
+`;
+  it('run interchanged (block-level steps) when each thread has many iterations, and as written otherwise', async () => {
+    let block = '';
+    await compileKernels([{ path: 'gs.ts', source: SRC }], { cacheDir: false, optimize: false, onGenerated: (g) => { block = g.block; } });
+    const fast = (k: string): string => block.slice(block.indexOf(`export function __fast_${k}(`)).split('\n}\n')[0]!;
+    // Both loops of `forms`: the launch picks the interchanged form when either has more iterations per thread than one step holds.
+    expect(fast('forms')).toMatch(/^ {2}if \(<i64>\(n\) - <i64>\(__bix \* __bdx\) > <i64>\(\(?__bdx \* __gdx\)?\) \* <i64>\(max\(2, 4096 \/ \(__bdx \* __bdy \* __bdz\)\)\) \|\| <i64>\(n\) - /m);
+    expect(block.match(/for \(let i: i32 = __u\d+ \+ __tx; i < __u\d+; i \+= __u\d+\) \{/g)).toHaveLength(1);
+    expect(block.match(/for \(let k: i32 = __u\d+ \+ __tx; k < __u\d+; k \+= __u\d+\) \{/g)).toHaveLength(1);
+    // An index read after its loop, a break, an index not threadIdx.x-based: left per thread.
+    expect(fast('kept')).not.toMatch(/>= <i64>/);
+    expect(block).not.toMatch(/__kept_gs_r/);
+  });
+});

@@ -391,8 +391,9 @@ class FrontEnd {
     }
     for (const f of kernels) {
       try {
-        const kc = new KernelCompiler(this, f, usesThreadGlobals, hasDeviceFunctions);
-        const out = kc.compile();
+        const interchanged = new KernelCompiler(this, f, usesThreadGlobals, hasDeviceFunctions, true).interchangedForm();
+        for (const d of f.decls) { d.cls = undefined; d.slot = undefined; d.regions = new Set(); }
+        const out = new KernelCompiler(this, f, usesThreadGlobals, hasDeviceFunctions).compile(interchanged);
         blockParts.push(out.block);
         fineParts.push(new FunctionPrinter(this, f, 'fine').printFineKernel());
         this.kernels.push(out.info);
@@ -552,6 +553,8 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       return `${this.ptr(d)}, ${this.len(d)}, <i64>(${this.text(index)}), ${d.array!.id}, ${site}${threadArg}`;
     }
     override visitIdentifierExpression(n: AstNode): void {
+      const r = ctx.replace?.get(n);
+      if (r !== undefined) { this.sb.push(r); return; }
       const d = fn.refs.get(n);
       if (d?.array) fail(n, `array '${d.name}' used as a value: index it, pass it to a device function or an atomic, or read ${d.name}.length`);
       if (d) { this.sb.push(d.outName); return; }
@@ -872,7 +875,11 @@ interface Region {
   parts: ({ node: AstNode } | { store: { slot: number; type: string; bytes: 1 | 8; node: AstNode; asPredicate: boolean } })[];
   replace: Map<AstNode, string>;
   /** A uniform upper bound on threadIdx.x from the region's guard (narrows the x loop). */
-  guard?: { op: '<' | '<=' | '=='; bound: AstNode };
+  guard?: { op: '<' | '<=' | '=='; bound: AstNode } | { op: '<'; text: string };
+  /** Printed around the region's statements (an interchanged grid-stride loop's step; see gridStrideLoop). */
+  wrap?: { open: string; close: string };
+  /** The x bound of an interchanged grid-stride step (`end - base`): its threads past the end skip it. */
+  strideBound?: string;
   /** Inside `if`s whose condition is the same per warp: the threads whose predicate slot is false (or true) skip it. */
   preds?: { slot: number; negate: boolean }[];
 }
@@ -884,7 +891,17 @@ type Item =
   | { k: 'if'; cond: Cond; then: Item[]; else: Item[] }
   | { k: 'loop'; cond: Cond | null; body: Item[]; update: Item[]; condFirst: boolean };
 
-type Cond = { uniform: AstNode } | { items: Item[]; slot: number; site: number; node: AstNode };
+type Cond = { uniform: AstNode } | { text: string } | { items: Item[]; slot: number; site: number; node: AstNode };
+
+/**
+ * Iterations per thread in one step of an interchanged grid-stride loop (see gridStrideLoop):
+ * enough to keep its values in registers between steps, few enough that the elements a step
+ * touches (steps × the block's threads) stay in a core's L1 cache while it runs.
+ */
+const STRIDE_STEPS = 'max(2, 4096 / (__bdx * __bdy * __bdz))';
+
+/** A kernel's block form with its grid-stride loops interchanged, and the test that picks it at a block's start. */
+interface InterchangedForm { regionFns: string[]; prologue: string[]; seeded: string; fast: string; when: string }
 
 class KernelCompiler {
   private readonly regions: Region[] = [];
@@ -895,8 +912,19 @@ class KernelCompiler {
   private readonly fixedSlots = { cond: -1, pred: -1, ballot: -1 };
   private readonly collectiveSlots: number[] = [];
   private hasReturn = false;
+  /** Variables declared in an interchanged grid-stride loop: local to each region that prints the loop. */
+  private readonly loopLocals = new Set<Decl>();
 
-  constructor(private readonly fe: FrontEnd, private readonly fn: FunctionInfo, private readonly threadGlobals: boolean, private readonly hasDeviceFunctions: boolean) {}
+  /** Region functions' name tag: '' for the kernel as written, '_gs' for its interchanged form. */
+  private readonly tag: string;
+  /** Launch-time tests of the interchanged grid-stride loops (one per loop; see gridStrideLoop). */
+  private readonly strideTests: string[] = [];
+
+  /** `interchange`: build the form whose grid-stride loops run as block-level steps. */
+  constructor(private readonly fe: FrontEnd, private readonly fn: FunctionInfo, private readonly threadGlobals: boolean,
+    private readonly hasDeviceFunctions: boolean, private readonly interchange = false) {
+    this.tag = interchange ? '_gs' : '';
+  }
 
   private fail(n: AstNode, msg: string): never { throw new KernelDiagnostic(n, msg); }
 
@@ -926,7 +954,11 @@ class KernelCompiler {
     return out;
   }
 
-  compile(): { block: string; info: KernelInfo } {
+  /**
+   * The kernel's block form as parts: region functions, the block-level prologue (uniform
+   * variables), and the block's code in the seeded and fast thread orders.
+   */
+  private form(): { regionFns: string[]; prologue: string[]; seeded: string; fast: string } {
     const fn = this.fn;
     walk(fn.node.body, (x) => { if (x.kind === NK.Return) this.hasReturn = true; });
     this.layoutShared();
@@ -936,20 +968,44 @@ class KernelCompiler {
     this.regions.forEach((r, k) => { r.id = k; });
     this.classify();
     const regionFns = this.regions.map((r) => this.regionFunction(r));
+    const uniformDecls = [...this.uniform].map((d) => `let ${d.outName}: ${this.typeOf(d)} = <${this.typeOf(d)}>0;`)
+      .concat(this.uniformTemps.map((u) => `let ${u.name}: ${u.type} = <${u.type}>0;`));
+    const prologue = [...uniformDecls, ...(this.exitSlot >= 0 ? [`__clearExits(${this.exitSlot});`] : [])];
+    return { regionFns, prologue, seeded: this.itemsText(items, 'seeded', '  '), fast: this.itemsText(items, 'fast', '  ') };
+  }
+
+  /**
+   * The kernel's form with its grid-stride loops interchanged (see gridStrideLoop), and the
+   * launch-time test choosing it; undefined when the kernel has no such loop.
+   */
+  interchangedForm(): InterchangedForm | undefined {
+    const f = this.form();
+    if (this.strideTests.length === 0) return undefined;
+    return { ...f, when: this.strideTests.join(' || ') };
+  }
+
+  compile(interchanged?: InterchangedForm): { block: string; info: KernelInfo } {
+    const fn = this.fn;
+    const plain = this.form();
     const params = this.paramList();
     const args = this.argList();
-    const uniformDecls = [...this.uniform].map((d) => `  let ${d.outName}: ${this.typeOf(d)} = <${this.typeOf(d)}>0;`)
-      .concat(this.uniformTemps.map((u) => `  let ${u.name}: ${u.type} = <${u.type}>0;`));
-    const prologue = [INDEX_LOCALS_DECL, ...uniformDecls, ...(this.exitSlot >= 0 ? [`  __clearExits(${this.exitSlot});`] : [])];
-    const seeded = this.itemsText(items, 'seeded', '  ');
-    const fast = this.itemsText(items, 'fast', '  ');
     const name = fn.name;
-    const doc = `// kernel ${name} (${fn.file}:${lineCol(fn.node).line}): ${this.regions.length} region(s), ${this.slotsUsed} context slot(s)`;
+    const indent = (lines: string[], ind: string) => lines.map((l) => l.split('\n').map((x) => ind + x).join('\n'));
+    const body = (form: 'seeded' | 'fast'): string[] => {
+      const plainBody = [...indent(plain.prologue, '  '), plain[form]];
+      if (!interchanged) return plainBody;
+      // Both forms in one function: each in its own scope (they declare the same names).
+      return [`  if (${interchanged.when}) {`, ...indent(interchanged.prologue, '    '), ...indent([interchanged[form]], '  '), '  } else {',
+        ...indent(plainBody, '  '), '  }'];
+    };
+    const doc = `// kernel ${name} (${fn.file}:${lineCol(fn.node).line}): ${this.regions.length} region(s), ${this.slotsUsed} context slot(s)` +
+      (interchanged ? '; grid-stride loops interchanged when each thread has many iterations' : '');
     const block = [
       doc,
-      ...regionFns,
-      `export function ${name}(${params}): void {`, ...prologue, seeded, '}',
-      `export function __fast_${name}(${params}): void {`, ...prologue, fast, '}',
+      ...(interchanged?.regionFns ?? []),
+      ...plain.regionFns,
+      `export function ${name}(${params}): void {`, INDEX_LOCALS_DECL, ...body('seeded'), '}',
+      `export function __fast_${name}(${params}): void {`, INDEX_LOCALS_DECL, ...body('fast'), '}',
       `export function __blocks_${name}(first: f64, count: i32${params ? ', ' + params : ''}): void {`,
       `  for (let k = 0; k < count; k++) { __block(first + <f64>k); __fast_${name}(${args}); }`,
       '}',
@@ -1143,7 +1199,10 @@ class KernelCompiler {
   private blockStatement(s: AstNode, items: Item[]): void {
     if (s.kind === NK.Empty) return;
     if (this.isUniformStatement(s)) { this.cut(items); items.push({ k: 'ustmt', node: s }); return; }
-    if (!this.hasCollective(s)) { this.region().parts.push({ node: s }); return; }
+    if (!this.hasCollective(s)) {
+      if (!this.gridStrideLoop(s, items)) this.region().parts.push({ node: s });
+      return;
+    }
     switch (s.kind) {
       case NK.Expression: case NK.Variable: case NK.Return:
         this.headCollectives(s, s.kind === NK.Variable ? (s.declarations as AstNode[]).map((d) => d.initializer) : [s.kind === NK.Expression ? s.expression : s.value], items);
@@ -1174,6 +1233,148 @@ class KernelCompiler {
       default:
         this.fail(s, 'this statement cannot contain a barrier or warp operation');
     }
+  }
+
+  /**
+   * A grid-stride loop, `for (let i = U + threadIdx.x; i < N; i += S) body` (or the same as
+   * `let i = U + threadIdx.x; while (i < N) { …; i += S; }`), with U, N and S known at the
+   * block's start. Run per thread, each thread walks memory with a stride of S: with many
+   * iterations per thread the block's loops no longer stream through memory. The interchanged
+   * form (this compiler with `interchange`) strip-mines it: a block-level loop over
+   * `base = U, U + K·S, …` whose step runs, for every thread, the K iterations
+   * `i = base + threadIdx.x, + S, …` below min(N, base + K·S) (K = STRIDE_STEPS), so a step
+   * touches K·blockDim elements that stay in cache while the block's threads pass over them,
+   * as a GPU's warps stream through memory. Legal because the body holds no barrier: CUDA
+   * allows any order of a block's threads between barriers. Values the body carries from step
+   * to step live in context slots, as across a barrier. The launch picks this form when a loop
+   * has more than K iterations per thread (with fewer, it is the loop as written).
+   * Returns false (nothing emitted) when s is not such a loop or this is the form as written.
+   */
+  private gridStrideLoop(s: AstNode, items: Item[]): boolean {
+    if (!this.interchange) return false;
+    const m = this.matchGridStride(s);
+    if (!m) return false;
+    const u = m.start ? this.blockStartText(m.start) : '0', n = this.blockStartText(m.end), st = this.blockStartText(m.stride);
+    if (u === undefined || n === undefined || st === undefined) return false;
+    if (m.declStmt) {
+      const r = this.current!;
+      r.parts.splice(r.parts.findIndex((p) => 'node' in p && p.node === m.declStmt), 1);
+    }
+    walk(s, (x) => { if (x.kind === NK.VariableDeclaration) { const d = this.fn.declOf.get(x); if (d) this.loopLocals.add(d); } });
+    this.loopLocals.add(m.decl);
+    this.cut(items);
+    const temp = () => { const name = `__u${this.uniformTemps.length}`; this.uniformTemps.push({ name, type: 'i32' }); return name; };
+    const base = temp(), end = temp(), stride = temp(), steps = temp(), stepEnd = temp();
+    this.strideTests.push(`<i64>(${n}) - <i64>(${u}) > <i64>(${st}) * <i64>(${STRIDE_STEPS})`);
+    items.push({ k: 'code', text: `${base} = <i32>(${u}); ${end} = <i32>(${n}); ${stride} = <i32>(${st}); ${steps} = ${STRIDE_STEPS};` });
+    // One step: every thread runs `steps` iterations (or fewer at the end).
+    const step: Item[] = [{ k: 'code', text: `${stepEnd} = <i32>min<i64>(<i64>${end}, <i64>${base} + <i64>${stride} * <i64>${steps});` }];
+    const body = this.region();
+    const i = m.decl.outName;
+    body.wrap = { open: `for (let ${i}: i32 = ${base} + __tx; ${i} < ${stepEnd}; ${i} += ${stride}) {`, close: '}' };
+    body.strideBound = `${stepEnd} - ${base}`;
+    for (const b of m.body) body.parts.push({ node: b });
+    this.cut(step);
+    items.push({ k: 'loop', cond: { text: `${base} < ${end}` }, body: step, update: [{ k: 'code', text: `${base} = ${stepEnd};` }], condFirst: true });
+    return true;
+  }
+
+  /**
+   * e as code at the block's start, before any of its statements ran: parameters, block
+   * indices and module constants as they are, constants of the kernel (`const stride =
+   * blockDim.x * gridDim.x`) by their initializers; undefined when e needs anything else.
+   */
+  private blockStartText(e: AstNode, depth = 0): string | undefined {
+    if (depth > 8 || !this.isUniform(e)) return undefined;
+    const replace = new Map<AstNode, string>();
+    let ok = true;
+    walk(e, (x) => {
+      if (x.kind !== NK.Identifier) return undefined;
+      const d = this.fn.refs.get(x);
+      if (!d || d.param === 'scalar') return undefined;
+      const init = d.isConst && !d.param && !d.array ? d.node?.initializer : null;
+      const t = init ? this.blockStartText(init, depth + 1) : undefined;
+      if (t === undefined) ok = false;
+      else replace.set(x, `(${t})`);
+      return undefined;
+    });
+    return ok ? this.fix(this.printer('block', replace).text(e)) : undefined;
+  }
+
+  /** The parts of a grid-stride loop (see gridStrideLoop), or undefined. */
+  private matchGridStride(s: AstNode): { decl: Decl; declStmt?: AstNode; start: AstNode | null; end: AstNode; stride: AstNode; body: AstNode[] } | undefined {
+    const fn = this.fn;
+    let decl: Decl | undefined, declStmt: AstNode | undefined, init: AstNode | null = null, stride: AstNode | undefined, body: AstNode[];
+    const strideOf = (e: AstNode | null): AstNode | undefined => {
+      if (!e || e.kind !== NK.Binary || operatorOf(e) !== '+=' || e.left.kind !== NK.Identifier || fn.refs.get(e.left) !== decl) return undefined;
+      return e.right;
+    };
+    if (s.kind === NK.For) {
+      const v = s.initializer as AstNode | null;
+      if (!v || v.kind !== NK.Variable || (v.declarations as AstNode[]).length !== 1) return undefined;
+      const vd = (v.declarations as AstNode[])[0]!;
+      decl = fn.declOf.get(vd);
+      init = vd.initializer;
+      stride = strideOf(s.incrementor);
+      body = listOf(s.body);
+    } else if (s.kind === NK.While) {
+      const c = unparen(s.condition);
+      if (c.kind !== NK.Binary || c.left.kind !== NK.Identifier) return undefined;
+      decl = fn.refs.get(c.left);
+      const vd = decl?.node;
+      if (!decl || !vd || vd.kind !== NK.VariableDeclaration) return undefined;
+      init = vd.initializer;
+      const stmts = listOf(s.body);
+      const last = stmts[stmts.length - 1];
+      if (!last || last.kind !== NK.Expression) return undefined;
+      stride = strideOf(last.expression);
+      body = stmts.slice(0, -1);
+      // Every use of i is in the loop: its declaration moves to where the loop runs.
+      const { start, end } = s.range;
+      let outside = false;
+      walk(fn.node.body, (x) => { if (x.kind === NK.Identifier && fn.refs.get(x) === decl && (x.range.start < start || x.range.end > end)) outside = true; });
+      if (outside) return undefined;
+      declStmt = this.current?.parts.map((p) => ('node' in p ? p.node : null)).find((n) => n?.kind === NK.Variable && (n.declarations as AstNode[]).length === 1 && (n.declarations as AstNode[])[0] === vd) ?? undefined;
+      if (!declStmt) return undefined;
+    } else return undefined;
+    if (!decl || !init || !stride || decl.array || declType(this.fe, fn, decl) !== 'i32') return undefined;
+    const c = unparen(s.condition);
+    if (c.kind !== NK.Binary || operatorOf(c) !== '<' || c.left.kind !== NK.Identifier || fn.refs.get(c.left) !== decl) return undefined;
+    const end = c.right as AstNode;
+    const start = this.threadXOffset(init);
+    if (start === undefined) return undefined;
+    for (const e of [end, stride, start]) if (e && (!this.isUniform(e) || valueType(this.fe, fn, e) !== 'i32')) return undefined;
+    // The body may not move i, nor leave the loop early (`continue` is a step's end; `return` an exit).
+    let ok = true;
+    const scan = (n: AstNode | null, depth: number): void => walk(n, (x) => {
+      if (x !== n && (x.kind === NK.For || x.kind === NK.While || x.kind === NK.Do)) { scan(x, depth + 1); return false; }
+      if (x.kind === NK.Break && depth === 0) ok = false;
+      if (x.kind === NK.Continue && (depth === 0 && s.kind === NK.While)) ok = false;
+      if (x.kind === NK.Binary && /=$/.test(operatorOf(x)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(x)) && x.left.kind === NK.Identifier && fn.refs.get(x.left) === decl) ok = false;
+      if ((x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(x)) && x.operand.kind === NK.Identifier && fn.refs.get(x.operand) === decl) ok = false;
+      return undefined;
+    });
+    for (const b of body) scan(b, 0);
+    if (!ok) return undefined;
+    return { decl, declStmt, start, end, stride, body };
+  }
+
+  /** U of `U + threadIdx.x` (or `threadIdx.x + U`, or `threadIdx.x`: null), through constants naming it; undefined otherwise. */
+  private threadXOffset(e: AstNode): AstNode | null | undefined {
+    e = unparen(e);
+    if (e.kind === NK.Identifier) {
+      const d = this.fn.refs.get(e);
+      return d && d.isConst && !d.param && d.node?.initializer ? this.threadXOffset(d.node.initializer) : undefined;
+    }
+    if (this.isThreadXAccess(e)) return null;
+    if (e.kind !== NK.Binary || operatorOf(e) !== '+') return undefined;
+    if (this.isThreadXAccess(unparen(e.right)) && this.isUniform(e.left)) return e.left;
+    if (this.isThreadXAccess(unparen(e.left)) && this.isUniform(e.right)) return e.right;
+    return undefined;
+  }
+
+  private isThreadXAccess(e: AstNode): boolean {
+    return e.kind === NK.PropertyAccess && e.expression.kind === NK.Identifier && e.expression.text === 'threadIdx' && e.property.text === 'x' && !this.fn.refs.has(e.expression);
   }
 
   private checkNoJumps(loop: AstNode): void {
@@ -1347,6 +1548,7 @@ class KernelCompiler {
     }
     for (const d of this.fn.decls) {
       if (d.param || d.array || d.cls === 'uniform') continue;
+      if (this.loopLocals.has(d)) { d.cls = 'local'; continue; }
       if (d.isConst && d.node?.initializer && this.isRematerializable(d.node.initializer, new Set([d]))) { d.cls = 'remat'; continue; }
       if (d.regions.size <= 1) d.cls = 'local';
       else if ([...d.regions].every((id) => this.writesBeforeReading(d, this.regions[id]!))) { d.cls = 'split'; this.typeOf(d); }
@@ -1400,6 +1602,7 @@ class KernelCompiler {
 
   /** `if (threadIdx.x < E) …` as a region's only statement: the x loop can stop at E. */
   private guardOf(r: Region): Region['guard'] {
+    if (r.strideBound) return { op: '<', text: r.strideBound };
     if (r.parts.length !== 1 || !('node' in r.parts[0]!)) return undefined;
     const s = r.parts[0].node;
     if (s.kind !== NK.If || s.ifFalse) return undefined;
@@ -1472,6 +1675,7 @@ class KernelCompiler {
     for (const d of split) lines.push(`  let ${d.outName}: ${this.typeOf(d)} = <${this.typeOf(d)}>0;`);
     const replace = new Map<AstNode, string>();
     for (const [call, text] of r.replace) replace.set(call, this.collectiveResult(call, text));
+    if (r.wrap) lines.push(`  ${r.wrap.open}`);
     for (const p of r.parts) {
       if ('store' in p) {
         const st = p.store;
@@ -1487,11 +1691,12 @@ class KernelCompiler {
       pr.visitNodeAndTerminate(p.node);
       lines.push('  ' + this.fix(pr.finish()).trimEnd());
     }
+    if (r.wrap) lines.push(`  ${r.wrap.close}`);
     if (storeBack) lines.push(`  ${storeBack}`);
     const params = ['__t: i32', '__tx: i32', '__ty: i32', '__tz: i32', INDEX_PARAMS, this.paramList(), ...uniforms.map((d) => `${d.outName}: ${this.typeOf(d)}`), ...this.uniformTemps.map((u) => `${u.name}: ${u.type}`)]
       .filter((x) => x).join(', ');
     (r as Region & { uniformArgs?: string }).uniformArgs = [...uniforms.map((d) => d.outName), ...this.uniformTemps.map((u) => u.name)].join(', ');
-    return `// region ${r.id} of ${fn.name}\n// @ts-ignore: decorator\n@inline function __${fn.name}_r${r.id}(${params}): void {\n${lines.join('\n')}\n}`;
+    return `// region ${r.id} of ${fn.name}${this.tag}\n// @ts-ignore: decorator\n@inline function __${fn.name}${this.tag}_r${r.id}(${params}): void {\n${lines.join('\n')}\n}`;
   }
 
   private collectiveResult(call: AstNode, text: string): string {
@@ -1558,6 +1763,7 @@ class KernelCompiler {
 
   private condText(c: Cond, form: 'fast' | 'seeded', ind: string): { pre: string; expr: string } {
     if ('uniform' in c) return { pre: '', expr: this.exprText(c.uniform) };
+    if ('text' in c) return { pre: '', expr: c.text };
     return { pre: this.itemsText(c.items, form, ind), expr: `__uniform(${c.slot}, ${this.exitSlot}, ${c.site})` };
   }
 
@@ -1586,13 +1792,13 @@ class KernelCompiler {
     const skip = (this.exitSlot >= 0 ? `if (__exited(${this.exitSlot}, __t)) continue; ` : '') + (preds.length ? `if (${preds.join(' || ')}) continue; ` : '');
     const globals = this.threadGlobals ? 'threadIdx.x = __tx; threadIdx.y = __ty; threadIdx.z = __tz; ' : '';
     const setThread = this.hasDeviceFunctions ? '__setThread(__t); ' : '';
-    const body = `${skip}${setThread}${globals}__${this.fn.name}_r${r.id}(${args});`;
+    const body = `${skip}${setThread}${globals}__${this.fn.name}${this.tag}_r${r.id}(${args});`;
     if (form === 'seeded') {
       return `${ind}{ const __n = beginPhase();\n${ind}  for (let __k = 0; __k < __n; __k++) {\n${ind}    const __t = threadAt(__k); const __tx = __t % __bdx; const __ty = (__t / __bdx) % __bdy; const __tz = __t / (__bdx * __bdy);\n${ind}    ${body}\n${ind}  }\n${ind}}`;
     }
     let lo = '0', hi = '__bdx';
     if (r.guard) {
-      const b = `<i32>(${this.exprText(r.guard.bound)})`;
+      const b = 'text' in r.guard ? r.guard.text : `<i32>(${this.exprText(r.guard.bound)})`;
       if (r.guard.op === '<') hi = `min(${b}, __bdx)`;
       else if (r.guard.op === '<=') hi = `min(${b} + 1, __bdx)`;
       else { lo = `max(${b}, 0)`; hi = `min(${b} + 1, __bdx)`; }
@@ -1618,3 +1824,5 @@ export function mapGeneratedLine(generated: string, line: number): { file: strin
 }
 
 function listOf(s: AstNode): AstNode[] { return s.kind === NK.Block ? s.statements : [s]; }
+
+function unparen(e: AstNode): AstNode { while (e.kind === NK.Parenthesized) e = e.expression; return e; }

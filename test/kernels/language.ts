@@ -233,6 +233,40 @@ export function gridStrideCopy(a: i32[], out: i32[], n: i32): void {
   while (k < n) { out[k] += 1; k += blockDim.x * gridDim.x; }
 }
 
+/**
+ * Grid-stride loops carrying values from step to step (interchanged into block-level steps when
+ * threads have many iterations): a skip by `continue`, the while form, and a loop index read
+ * after its loop (kept per thread). One output row of 4 per thread, threadIdx.y included.
+ */
+export function gridStrideCarry(a: i32[], out: i32[], n: i32): void {
+  const o = 4 * ((threadIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x);
+  const first = blockIdx.x * blockDim.x + threadIdx.x;
+  let sum: i32 = 0;
+  let count: i32 = 0;
+  for (let i = first; i < n; i += blockDim.x * gridDim.x) {
+    if (a[i] < 0) continue;
+    sum += a[i];
+    count++;
+  }
+  let best: i32 = -1000;
+  let k = threadIdx.x + blockIdx.x * blockDim.x;
+  while (k < n) { best = max(best, a[k]); k += blockDim.x * gridDim.x; }
+  let last = first;
+  while (last < n) { last += blockDim.x * gridDim.x; }
+  out[o] = sum; out[o + 1] = count; out[o + 2] = best; out[o + 3] = last;
+}
+
+/** A grid-stride loop a thread leaves by `return` (its output then says where). */
+export function gridStrideExit(a: i32[], out: i32[], n: i32, stop: i32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  let seen: i32 = 0;
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    if (a[i] == stop) { out[g] = -1 - seen; return; }
+    seen++;
+  }
+  out[g] = seen;
+}
+
 // Device functions holding barriers, warp operations and __shared__ arrays, inlined into the
 // kernels that call them (src/compiler/inline.ts): a warp sum, a block sum built on it (one
 // __shared__ allocation for both calls, as in CUDA), and a void helper taking an array.
