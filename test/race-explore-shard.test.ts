@@ -192,6 +192,7 @@ describe('mergeOutcomeFiles', () => {
     refused(() => readOutcomeFile({ job: 'x' }, 'a.json'), /^a\.json: not an explore outcome file \(no "format": "simt-explore\/1"/);
     refused(() => readOutcomeFile({ ...copy(files[0]!.doc), runs: 99 }, 'a.json'), /^a\.json: bad outcome file: its outcomes count \d+ runs, "runs" says 99$/);
     refused(() => readOutcomeFile({ ...copy(files[0]!.doc), job: undefined }, 'a.json'), /^a\.json: bad outcome file: field "job" is missing$/);
+    refused(() => readOutcomeFile({ ...copy(files[0]!.doc), exhausted: 'yes' }, 'a.json'), /^a\.json: bad outcome file: field "exhausted" is "yes"$/);
     refused(() => readOutcomeFile({ ...copy(files[0]!.doc), shard: { index: 4, count: 3 } }, 'a.json'), /^a\.json: bad outcome file: shard \{"index":4,"count":3\}: the shard index must be in 1\.\.3, got 4$/);
     const cut = copy(files[0]!.doc);
     const s = cut.outcomes[0]!.schedule;

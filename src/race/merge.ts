@@ -121,6 +121,7 @@ export function readOutcomeFile(doc: unknown, file: string): OutcomeFile {
   field('schedules', isCount(d.schedules, 1));
   field('runs', isCount(d.runs));
   field('ms', typeof d.ms === 'number');
+  field('exhausted', d.exhausted === undefined || typeof d.exhausted === 'boolean');
   field('shard', d.shard === null || isObject(d.shard));
   field('merged', d.merged === undefined || (isObject(d.merged) && isCount(d.merged.count, 1) && Array.isArray(d.merged.shards) && d.merged.shards.every((s) => isCount(s, 1) && s <= d.merged!.count)));
   field('reference', isObject(d.reference) && typeof d.reference.schedule === 'string' && isOutputs(d.reference.outputs));
