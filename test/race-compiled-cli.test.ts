@@ -104,6 +104,28 @@ describe('simt explore --module … --job …', () => {
     expect(rp.code).toBe(0);
     expect((JSON.parse(rp.stdout) as { outputs: { bins: number[] } }).outputs.bins).toEqual(differing[0]!.outputs.bins);
   }, 60_000);
+
+  it('--shard: shards of the built module and of its source merge (one module hash); another source is refused', async () => {
+    const job = join(dir, 'histogram.mjs');
+    const shard = async (module: string, i: number, tag: string): Promise<string> => {
+      const r = await runCli(['explore', '--module', module, '--job', job, '--schedules', '6', '--shard', `${i}/2`, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const path = join(dir, `hist-${i}-${tag}.json`);
+      writeFileSync(path, r.stdout);
+      return path;
+    };
+    const [one, two] = [await shard(modulePath, 1, 'built'), await shard(RACY, 2, 'source')];
+    expect(JSON.parse(readFileSync(one, 'utf8')).moduleHash).toBe(JSON.parse(readFileSync(two, 'utf8')).moduleHash);
+    const merged = await runCli(['explore', 'merge', one, two, '--json']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect((JSON.parse(merged.stdout) as { runs: number; job: string }).runs).toBe(6);
+    // The same kernels with one more comment: another module, whose shard does not belong here.
+    const edited = join(dir, 'racy-edited.ts');
+    writeFileSync(edited, `${readFileSync(RACY, 'utf8')}\n// edited\n`);
+    const r = await runCli(['explore', 'merge', one, await shard(edited, 2, 'edited')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^simt explore: OutcomeFileError: \S+hist-2-edited\.json: not a shard of the exploration in \S+hist-1-built\.json: moduleHash "[0-9a-f]{32}", there "[0-9a-f]{32}"$/);
+  }, 120_000);
 });
 
 describe('bad --module / --job: one line, a typed error, no stack', () => {

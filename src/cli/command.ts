@@ -22,6 +22,8 @@ export interface Command {
    * '-' and '_', and an unknown one is a usage error with the closest name.
    */
   jobNames?(): Promise<readonly string[]>;
+  /** First positional arguments that name a subcommand (`simt explore merge …`), not a job. */
+  subcommands?: readonly string[];
   /** The command that lists the jobs (default `simt <name> --list`). */
   jobList?: string;
   run(args: ParsedArgs, io: CommandIO): Promise<number>;

@@ -49,7 +49,8 @@ export async function main(argv: readonly string[], io: CommandIO = defaultIO())
     args = withSpelling(parsed);
     if (args.options.help) { io.out(formatHelp({ ...cmd, options: specs, examples: cmd.examples ?? [] })); return 0; }
     for (const note of parsed.notes) io.err(`simt ${name}: ${note}`);
-    if (cmd.jobNames && args.positionals[0] !== undefined) args.positionals[0] = await resolveJob(cmd, args.positionals[0]);
+    const first = args.positionals[0];
+    if (cmd.jobNames && first !== undefined && !cmd.subcommands?.includes(first)) args.positionals[0] = await resolveJob(cmd, first);
     return await cmd.run(args, io);
   } catch (e) {
     // Every error is one line: what was wrong, with which file or flag. Exit code 2 for a

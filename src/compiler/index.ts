@@ -9,6 +9,7 @@
 // memory for the process, and on disk in Node (`cacheDir`, default node_modules/.cache/simt).
 
 import { SimtError } from '../errors.js';
+import { sha256Hex } from '../hash.js';
 import { isNode, readPackageFile } from '../platform.js';
 import { type KernelModule, type KernelModuleMeta, MODULE_FORMAT, makeKernelModule } from '../kernelModule.js';
 import type { ParamSpec } from '../kernel.js';
@@ -140,11 +141,6 @@ function runtimeFingerprint(): Promise<string> {
     return sha256Hex(parts.join('\0'));
   })();
   return fingerprint;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('').slice(0, 32);
 }
 
 async function cacheDirOf(options: CompileOptions): Promise<string | undefined> {

@@ -3,14 +3,15 @@
 import type { Outputs, RaceJob, RunResult } from './job.js';
 import { RaceSession, firstDifference, outputKey } from './job.js';
 import type { RaceReport } from './reports.js';
-import { classify, type OutcomeClass, setKey } from './outcomes.js';
+import { classify, type OutcomeClass, type OutcomeGroup, outcomeClasses, setKey } from './outcomes.js';
+import { type Shard, checkShard, exhaustiveUnits, owns, shareOf } from './shard.js';
 import {
   type Chooser, ExhaustiveChooser, InOrderChooser, IntervalChooser, PctChooser, RandomChooser, ReplayChooser,
   type FineSchedule, type Strategy, ScheduleFormatError, formatSchedule, parseSchedule,
 } from './schedule.js';
 
 export interface ExploreOptions {
-  /** Schedules to run (default 100; exhaustive: the most it will enumerate). */
+  /** Schedules to run (default 100; a shard runs its share of them; exhaustive: the most it will enumerate, in each shard). */
   schedules?: number;
   strategy?: 'random' | 'pct' | 'exhaustive';
   /** PCT bug depth d (default 3). */
@@ -31,9 +32,21 @@ export interface ExploreOptions {
   onProgress?: (done: number, total: number) => void | Promise<void>;
   /** Each launch's step budget (StepBudgetError past it; default DEFAULT_MAX_STEPS). */
   maxSteps?: number;
+  /**
+   * Run only shard `index` of `count` (counted from 1) of the schedule space (shard.ts says
+   * how it is split); `mergeOutcomeFiles` adds the shards' outcome files up. Exhaustive:
+   * `schedules` bounds each shard's runs.
+   */
+  shard?: Shard;
 }
 
-export interface ExploreRun { outputs: Outputs; schedule: string; differsFromReference: boolean; index: number }
+export interface ExploreRun {
+  outputs: Outputs;
+  schedule: string;
+  differsFromReference: boolean;
+  /** random, pct: the schedule's number k (it ran seed + k), also in a shard; exhaustive: the run's number. */
+  index: number;
+}
 
 export interface Outcome {
   key: string;
@@ -46,12 +59,16 @@ export interface Outcome {
   class: OutcomeClass;
 }
 
-/** Outcomes grouped by class: all reorderings of the reference's values are one. */
-export interface OutcomeGroup { class: OutcomeClass; outcomes: number; runs: number; schedule: string }
+export type { OutcomeGroup } from './outcomes.js';
 
 export interface ExploreResult {
   job: string;
-  strategy: string;
+  strategy: 'random' | 'pct' | 'exhaustive';
+  /** The options it ran with (what an outcome file records). */
+  schedules: number;
+  seed: number;
+  depth: number;
+  shard?: Shard;
   runs: number;
   outcomes: Outcome[];
   /** The outcomes by class (reference, same set in another order, different values), each with a schedule. */
@@ -59,7 +76,7 @@ export interface ExploreResult {
   reference: { outputs: Outputs; schedule: string; steps: number };
   /** The run that met stopWhen / untilDiffers, if any. */
   found?: ExploreRun;
-  /** Exhaustive: true when every interleaving was enumerated. */
+  /** Exhaustive: true when every interleaving was enumerated (of the shard's units, in a shard). */
   exhausted?: boolean;
   ms: number;
 }
@@ -77,6 +94,7 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
     const n = o.schedules ?? 100;
     const depth = o.depth ?? 3;
     const seed0 = o.seed ?? 1;
+    const shard = o.shard && checkShard(o.shard);
     const steps = { maxSteps: o.maxSteps };
     const ref = await session.runJob(job, inputs, new InOrderChooser(), false, steps);
     const refSchedule = fine('inorder', null, null, null, ref.decisions);
@@ -87,48 +105,52 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
     let found: ExploreRun | undefined;
     let runs = 0;
     let exhausted: boolean | undefined;
-    const record = (r: RunResult, schedule: string): boolean => {
+    const record = (r: RunResult, schedule: string, index: number): boolean => {
       const key = outputKey(r.outputs);
       const differs = key !== refKey;
       const oc = outcomes.get(key);
       if (oc) oc.count++;
       else outcomes.set(key, { key, count: 1, schedule, outputs: r.outputs, differsFromReference: differs, class: classify(r.outputs, refKey, refSetKey, key) });
-      const run: ExploreRun = { outputs: r.outputs, schedule, differsFromReference: differs, index: runs };
+      const run: ExploreRun = { outputs: r.outputs, schedule, differsFromReference: differs, index };
       runs++;
       if ((o.untilDiffers && differs) || (o.stopWhen && o.stopWhen(run))) { found = run; return true; }
       return false;
     };
     if (strategy === 'exhaustive') {
-      let prefix: number[] | undefined = [];
-      exhausted = false;
-      while (prefix && runs < n) {
-        const ch: ExhaustiveChooser = new ExhaustiveChooser(prefix);
-        const r = await session.runJob(job, inputs, ch, false, steps);
-        if (record(r, fine('exhaustive', null, null, null, r.decisions))) break;
-        await o.onProgress?.(runs, n);
-        prefix = ch.nextPrefix();
-        if (!prefix) exhausted = true;
+      // The first leaf (every decision the default) shows the branching points where the
+      // tree is cut into units for the shards (shard.ts); without a shard it is the one unit.
+      const first = new ExhaustiveChooser([]);
+      const firstRun = await session.runJob(job, inputs, first, false, steps);
+      const units = exhaustiveUnits(first.points, shard?.count ?? 1);
+      exhausted = true;
+      search: for (let u = 0; u < units.length; u++) {
+        if (!owns(shard, u)) continue;
+        let prefix: number[] | undefined = units[u]!;
+        while (prefix) {
+          if (runs >= n) { exhausted = false; break search; }
+          const ch: ExhaustiveChooser = u === 0 && prefix === units[0] ? first : new ExhaustiveChooser(prefix);
+          const r = ch === first ? firstRun : await session.runJob(job, inputs, ch, false, steps);
+          if (record(r, fine('exhaustive', null, null, null, r.decisions), runs)) { exhausted = false; break search; }
+          await o.onProgress?.(runs, n);
+          prefix = ch.nextPrefix(units[u]!.length);
+        }
       }
     } else {
-      for (let k = 0; k < n; k++) {
+      const planned = shareOf(shard, n);
+      for (let k = shard ? shard.index - 1 : 0; k < n; k += shard?.count ?? 1) {
         const seed = seed0 + k;
         const ch: Chooser = strategy === 'pct' ? new PctChooser(seed, depth, Math.max(1, ref.steps)) : new RandomChooser(seed);
         const r = await session.runJob(job, inputs, ch, false, steps);
         const sched = strategy === 'pct'
           ? fine('pct', 'mulberry32', seed, depth, r.decisions)
           : fine('random', 'mulberry32', seed, null, r.decisions);
-        if (record(r, sched)) break;
-        await o.onProgress?.(runs, n);
+        if (record(r, sched, k)) break;
+        await o.onProgress?.(runs, planned);
       }
     }
     const sorted = [...outcomes.values()].sort((a, b) => b.count - a.count);
-    const classes: OutcomeGroup[] = [];
-    for (const c of ['reference', 'same-set', 'differs'] as const) {
-      const of = sorted.filter((x) => x.class === c);
-      if (of.length) classes.push({ class: c, outcomes: of.length, runs: of.reduce((a, x) => a + x.count, 0), schedule: of[0]!.schedule });
-    }
     return {
-      job: job.name, strategy, runs, outcomes: sorted, classes,
+      job: job.name, strategy, schedules: n, seed: seed0, depth, shard, runs, outcomes: sorted, classes: outcomeClasses(sorted),
       reference: { outputs: ref.outputs, schedule: refSchedule, steps: ref.steps }, found, exhausted,
       ms: performance.now() - t0,
     };

@@ -9,6 +9,10 @@ export { explore, replay, racecheck } from './explore.js';
 export type { ExploreOptions, ExploreResult, Outcome, OutcomeGroup, RacecheckOptions, RacecheckResult } from './explore.js';
 export { setKey } from './outcomes.js';
 export type { OutcomeClass } from './outcomes.js';
+export { parseShard, checkShard, ShardError } from './shard.js';
+export type { Shard } from './shard.js';
+export { outcomeFile, readOutcomeFile, mergeOutcomeFiles, jobIdentity, plainOutputs, OutcomeFileError, OUTCOME_FORMAT } from './merge.js';
+export type { OutcomeFile, PlainOutputs } from './merge.js';
 export {
   formatSchedule, parseSchedule, serialSchedule, encodeDecisions, decodeDecisions, ScheduleMismatchError,
   ScheduleFormatError, SCHEDULE_PREFIX, SCHEDULE_PREFIX_V1, MAX_DECISIONS,

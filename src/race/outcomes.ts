@@ -21,3 +21,16 @@ export function classify(o: Outputs, referenceKey: string, referenceSetKey: stri
   if (key === referenceKey) return 'reference';
   return setKey(o) === referenceSetKey ? 'same-set' : 'differs';
 }
+
+/** Outcomes grouped by class: all reorderings of the reference's values are one. */
+export interface OutcomeGroup { class: OutcomeClass; outcomes: number; runs: number; schedule: string }
+
+/** The classes of outcomes sorted by count (most first), each with the schedule of its most frequent outcome. */
+export function outcomeClasses(sorted: readonly { class: OutcomeClass; count: number; schedule: string }[]): OutcomeGroup[] {
+  const classes: OutcomeGroup[] = [];
+  for (const c of ['reference', 'same-set', 'differs'] as const) {
+    const of = sorted.filter((x) => x.class === c);
+    if (of.length) classes.push({ class: c, outcomes: of.length, runs: of.reduce((a, x) => a + x.count, 0), schedule: of[0]!.schedule });
+  }
+  return classes;
+}

@@ -165,9 +165,12 @@ export class ExhaustiveChooser implements Chooser {
     this.points.push({ order, chosen: g });
     return g;
   }
-  /** The next prefix in depth-first order, or undefined when the tree is exhausted. */
-  nextPrefix(): number[] | undefined {
-    for (let k = this.points.length - 1; k >= 0; k--) {
+  /**
+   * The next prefix in depth-first order, or undefined when the tree is exhausted. `fixed`: the
+   * first decisions stay as they are (enumerate only the subtree below them: a shard's unit).
+   */
+  nextPrefix(fixed = 0): number[] | undefined {
+    for (let k = this.points.length - 1; k >= fixed; k--) {
       const { order, chosen } = this.points[k]!;
       const at = order.indexOf(chosen);
       if (at + 1 < order.length) return [...this.points.slice(0, k).map((p) => p.chosen), order[at + 1]!];

@@ -21,11 +21,12 @@ const EXPLORE_OPTIONS: OptionSpec[] = [
   { name: 'strategy', value: 'random|pct|exhaustive', default: 'random', description: 'how schedules are chosen' },
   { name: 'depth', value: 'D', default: '3', description: 'preemptions per run (pct)' },
   opt.seed('seed of the first schedule (run k uses seed + k)'),
+  { name: 'shard', value: 'i/n', description: 'run shard i of n (counted from 1) of the schedules; simt explore merge adds the shards\' --json files up' },
   { name: 'until-differs', description: 'stop at the first outcome that differs from the in-order reference' },
   { name: 'replay', value: 'SCHEDULE', description: 'run once under this schedule string (as printed after "replay:")' },
   { name: 'list', description: 'list the jobs' },
   { name: 'max-steps', value: 'N', default: '200000000', description: 'step budget of each launch: a run past it stops and says where' },
-  opt.json('one JSON document: { job, strategy, runs, exhausted, ms, reference, outcomes, found }'),
+  opt.json('one JSON document, the outcome file merge reads: { format, job, moduleHash, inputsHash, strategy, seed, depth, schedules, shard, runs, exhausted, ms, reference, classes, outcomes, found }'),
 ];
 
 const RACECHECK_OPTIONS: OptionSpec[] = [
@@ -39,8 +40,13 @@ const RACECHECK_OPTIONS: OptionSpec[] = [
 export function withExploreOptions(c: Command): Command {
   return {
     ...c, options: EXPLORE_OPTIONS, jobNames: raceJobNames,
-    examples: ['simt explore lostUpdate --schedules 1000 --strategy pct', 'simt explore --list', 'simt explore --module histogram.simt.json --job job.mjs'],
-    details: 'Every outcome is printed with a schedule string that replays it (--replay). Job names ignore case, \'-\' and \'_\'.',
+    examples: [
+      'simt explore lostUpdate --schedules 1000 --strategy pct', 'simt explore --list', 'simt explore --module histogram.simt.json --job job.mjs',
+      'simt explore lostUpdate --schedules 100000 --shard 2/4 --json > shard-2.json', 'simt explore merge shard-1.json shard-2.json shard-3.json shard-4.json',
+    ],
+    details: 'Every outcome is printed with a schedule string that replays it (--replay). Job names ignore case, \'-\' and \'_\'. ' +
+      '--shard i/n: random and pct run schedules k ≡ i−1 (mod n) of 0..N−1; exhaustive splits the tree of decisions into subtrees (docs/race-tools.md). ' +
+      'merge takes only --json; it refuses files of another job, module, inputs, strategy or options, and a shard given twice, and warns about missing shards.',
   };
 }
 
