@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createDevice, type Device } from '../src/device.js';
-import { fillDataDivergent, petCoinCount, petMergeBlocks, petMergeRanks, petPadSingles, petSortTiles, PET_SHAPES } from '../src/kernels/pet.js';
+import { fillDataDivergent, petCoinCount, petMergeBlocks, petMergeRanks, petPadSingles, petSortTiles, petSplitPairs, PET_SHAPES } from '../src/kernels/pet.js';
 import { blockScanSharedBytes } from '../src/kernels/primitives.js';
 
 function nextPow2(x: number) { let p = 1; while (p < x) p *= 2; return p; }
@@ -109,3 +109,38 @@ describe('fillDataDivergent (the seed\'s FillDataKernel with threads returning b
     }
   });
 });
+
+for (const backend of ['wasm', 'serial'] as const) {
+  describe(`petSplitPairs (CoinStruct records → the pair table's columns) on ${backend}`, () => {
+    let dev: Device;
+    beforeAll(async () => { dev = await createDevice({ backend, seed: 3, memoryBytes: 64 << 20 }); });
+    afterAll(async () => { await dev.destroy(); });
+    for (const [n, grid] of [[0, 1], [1, 1], [3, 1], [1000, 2], [70_001, 64], [70_001, 300]] as const) {
+      it(`${n} pairs, grid ${grid}`, async () => {
+        // Random words: every bit pattern is copied as is (NaN energies and times included).
+        let x = 12345 + n;
+        const words = Uint32Array.from({ length: 8 * n }, () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0));
+        const first = Uint32Array.from({ length: n }, (_, k) => 2 * k + (k % 3));
+        const pairs = await dev.upload('u32', n ? words : new Uint32Array(8));
+        const f = await dev.upload('u32', n ? first : new Uint32Array(1));
+        const len = Math.max(1, n);
+        const index1 = dev.alloc('u32', len), c0 = dev.alloc('u32', len), c1 = dev.alloc('u32', len);
+        const e0 = dev.alloc('f32', len), e1 = dev.alloc('f32', len), t0 = dev.alloc('f64', len), t1 = dev.alloc('f64', len);
+        await dev.launch(petSplitPairs, { grid, block: 256 }, [pairs, f, n, index1, c0, c1, e0, e1, t0, t1]);
+        const bits = async (a: { read(): Promise<ArrayLike<number> & { buffer: ArrayBufferLike; byteOffset: number; byteLength: number }> }, words32: number) => {
+          const v = await a.read();
+          return Array.from(new Uint32Array(v.buffer, v.byteOffset, v.byteLength / 4).slice(0, words32 * n));
+        };
+        const col = (off: number, width: number) => Array.from({ length: width * n }, (_, j) => words[8 * Math.floor(j / width) + off + (j % width)]!);
+        expect(Array.from((await index1.read()).slice(0, n))).toEqual(Array.from(first, (v) => v + 1));
+        expect(await bits(c0, 1)).toEqual(col(0, 1));
+        expect(await bits(c1, 1)).toEqual(col(4, 1));
+        expect(await bits(e0, 1)).toEqual(col(1, 1));
+        expect(await bits(e1, 1)).toEqual(col(5, 1));
+        expect(await bits(t0, 2)).toEqual(col(2, 2));
+        expect(await bits(t1, 2)).toEqual(col(6, 2));
+        for (const a of [pairs, f, index1, c0, c1, e0, e1, t0, t1]) a.free();
+      });
+    }
+  });
+}

@@ -13,7 +13,7 @@ import { coincidenceRecords, runPetCoincidenceStage } from '../src/jobs/pet/coin
 import { runPetSortStage } from '../src/jobs/pet/sortStage.js';
 import { canonicalNaNEnergies, NO_BAD_FRAME, runPetConvertStage, sortRecords } from '../src/jobs/pet/convertStage.js';
 import { scanAddOffsetsU32, scanBlocksU32 } from '../src/kernels/primitives.js';
-import { petPadSingles, petSortTiles, petSplitSingles } from '../src/kernels/pet.js';
+import { petPadSingles, petSortTiles, petSplitPairs, petSplitSingles } from '../src/kernels/pet.js';
 import { main } from '../src/cli/main.js';
 import { WGSL_KERNELS, type WgslKernelInfo } from '../src/webgpu/kernels.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -205,6 +205,33 @@ describe('petSplitSingles: webgpu vs wasm', () => {
         expect(firstDiff(b.e, Uint32Array.from({ length: n }, (_, i) => words[4 * i + 1]!))).toBe(-1);
         expect(firstDiff(b.t, Uint32Array.from({ length: 2 * n }, (_, j) => words[4 * (j >> 1) + 2 + (j & 1)]!))).toBe(-1);
       }
+    });
+  }
+});
+
+describe('petSplitPairs: webgpu vs wasm', () => {
+  for (const [n, grid] of [[0, 1], [1, 1], [3, 1], [1000, 2], [70_001, 64], [70_001, 300]] as const) {
+    it(`${n} pairs, grid ${grid}`, async () => {
+      const words = petWords(8 * n, n + 3, 0.1);
+      const first = Uint32Array.from({ length: n }, (_, k) => 2 * k + (k % 5));
+      const outs: Uint32Array[][] = [];
+      for (const dev of [wasm, gpu] as const) {
+        const len = Math.max(1, n);
+        const src = await dev.upload('u32', n ? words : new Uint32Array(8));
+        const f = await dev.upload('u32', n ? first : new Uint32Array(1));
+        const cols = [dev.alloc('u32', len), dev.alloc('u32', len), dev.alloc('u32', len), dev.alloc('f32', len), dev.alloc('f32', len), dev.alloc('f64', len), dev.alloc('f64', len)] as const;
+        await dev.launch(petSplitPairs, { grid, block: 256 }, [src, f, n, ...cols]);
+        const got: Uint32Array[] = [];
+        for (const [k, c] of cols.entries()) {
+          const v = await c.read();
+          got.push(new Uint32Array(v.buffer, v.byteOffset, v.byteLength / 4).slice(0, (k >= 5 ? 2 : 1) * n));
+        }
+        outs.push(got);
+        src.free(); f.free(); for (const c of cols) c.free();
+      }
+      const col = (off: number, width: number) => Uint32Array.from({ length: width * n }, (_, j) => words[8 * Math.floor(j / width) + off + (j % width)]!);
+      const expected = [Uint32Array.from(first, (v) => v + 1), col(0, 1), col(4, 1), col(1, 1), col(5, 1), col(2, 2), col(6, 2)];
+      for (const got of outs) for (const [k, e] of expected.entries()) expect(firstDiff(got[k]!, e), `column ${k}`).toBe(-1);
     });
   }
 });

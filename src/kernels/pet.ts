@@ -71,3 +71,8 @@ export const petCoinFill = defineKernel('petCoinFill', {
 });
 /** SinglesStruct[n] → crystal/energy/time arrays (also pairs: n = 2·pairs, outputs (pairs, 2)); grid-stride. */
 export const petSplitSingles = defineKernel('petSplitSingles', { src: 'u32[]', n: 'i32', crystal: 'u32[]', energy: 'f32[]', time: 'f64[]' });
+/** CoinStruct[n] + each pair's first single → the pair table's columns (index1 = first + 1); grid-stride. */
+export const petSplitPairs = defineKernel('petSplitPairs', {
+  pairs: 'u32[]', first: 'u32[]', n: 'i32', index1: 'u32[]', crystal0: 'u32[]', crystal1: 'u32[]',
+  energy0: 'f32[]', energy1: 'f32[]', time0: 'f64[]', time1: 'f64[]',
+});

@@ -89,6 +89,13 @@ export const WGSL_KERNELS = {
     name: 'petSplitSingles', entryPoint: 'petSplitSingles', source: 'kernels/pet/petSplitSingles', powerOfTwoBlock: false,
     params: [arr('src', 'u32'), scal('n', 'i32'), arr('crystal', 'u32'), arr('energy', 'f32'), arr('time', 'f64')],
   },
+  petSplitPairs: {
+    name: 'petSplitPairs', entryPoint: 'petSplitPairs', source: 'kernels/pet/petSplitPairs', powerOfTwoBlock: false,
+    params: [
+      arr('pairs', 'u32'), arr('first', 'u32'), scal('n', 'i32'), arr('index1', 'u32'), arr('crystal0', 'u32'), arr('crystal1', 'u32'),
+      arr('energy0', 'f32'), arr('energy1', 'f32'), arr('time0', 'f64'), arr('time1', 'f64'),
+    ],
+  },
   petCoinNextIndex: {
     name: 'petCoinNextIndex', entryPoint: 'petCoinNextIndex', source: 'kernels/pet/petCoinNextIndex', powerOfTwoBlock: false,
     params: [arr('data', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'), scal('window', 'f64'), scal('elems', 'i32')],

@@ -38,3 +38,30 @@ export function petSplitSingles(src: usize, n: i32, crystal: usize, energy: usiz
     }
   }
 }
+
+/**
+ * CoinStruct[n] (two SinglesStruct each) and each pair's first single → the pair table's
+ * columns (SoA): index1 = first + 1, crystal0/1, energy0/1, time0/1, so the host gets the
+ * pairs as arrays without regrouping records itself (a single-threaded loop that took most
+ * of the job's host time at 16 workers). Grid-stride, one pair per thread.
+ */
+export function petSplitPairs(pairs: usize, first: usize, n: i32, index1: usize, crystal0: usize, crystal1: usize,
+                              energy0: usize, energy1: usize, time0: usize, time1: usize): void {
+  const stride = gridDim.x * blockDim.x;
+  for (let base = blockIdx.x * blockDim.x; base < n; base += stride) {
+    const m = beginPhase();
+    for (let k = 0; k < m; k++) {
+      const i = base + threadAt(k);
+      if (i >= n) continue;
+      const p = pairs + (<usize>i << 5);
+      const w = <usize>i << 2, d = <usize>i << 3;
+      store<u32>(index1 + w, load<u32>(first + w) + 1);
+      store<u32>(crystal0 + w, load<u32>(p));
+      store<u32>(crystal1 + w, load<u32>(p, 16));
+      store<f32>(energy0 + w, load<f32>(p, 4));
+      store<f32>(energy1 + w, load<f32>(p, 20));
+      store<f64>(time0 + d, load<f64>(p, 8));
+      store<f64>(time1 + d, load<f64>(p, 24));
+    }
+  }
+}

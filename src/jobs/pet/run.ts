@@ -10,7 +10,7 @@ import type { DeviceArray } from '../../memory/deviceArray.js';
 import { compactionSharedBytes, blockScanSharedBytes } from '../../kernels/primitives.js';
 import {
   PET_SHAPES, petCoinCount, petCoinFill, petCoinNextIndex, petCoinSelect, petConvert, petCrystalLut, petMergeBlocks,
-  petMergeLevels, petMergeRanks, petPadSingles, petSortTiles, petSplitSingles,
+  petMergeLevels, petMergeRanks, petPadSingles, petSortTiles, petSplitPairs, petSplitSingles,
 } from '../../kernels/pet.js';
 import { deviceExclusiveScan } from '../../ops/scan.js';
 import { readElement } from '../../memory/hostAccess.js';
@@ -163,7 +163,7 @@ export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>
 export function petMemoryBytes(nFrames: number, geometry: PetGeometry, output: 'host' | 'mapped' = 'host'): number {
   const s = geometrySizes(geometry);
   const cap = Math.max(nextPow2(nFrames), PET_SHAPES.sortTile);
-  return (output === 'mapped' ? 2 * cap * 16 : 0) + nFrames * FRAME_BYTES + 3 * cap * 16 /* two buffers + the split read-back */ + cap * 4 /* nextIndex */ + (cap / 2) * 36 /* pairs */ +
+  return (output === 'mapped' ? 2 * cap * 16 : 0) + nFrames * FRAME_BYTES + 3 * cap * 16 /* two buffers + the split read-back */ + cap * 4 /* nextIndex */ + (cap / 2) * 72 /* pairs: records, first singles, columns */ +
     s.positionTableLength + s.energyTableLength * 4 + (s.positionTableLength / (geometry.positionSize ** 2)) * 256 * 8 +
     (cap / 128) * 8 + (1 << 20);
 }
@@ -191,20 +191,44 @@ async function readSingles(device: GpuDevice, buf: DeviceArray<'u32'>, count: nu
   }
 }
 
-function toPairs(s: PetSingles, first: Uint32Array, count: number): CoincidencePairs {
-  const p: CoincidencePairs = {
-    count, index0: first, index1: new Uint32Array(count),
-    crystal0: new Uint32Array(count), crystal1: new Uint32Array(count),
-    energy0: new Float32Array(count), energy1: new Float32Array(count),
-    time0: new Float64Array(count), time1: new Float64Array(count),
-  };
-  for (let k = 0; k < count; k++) {
-    p.index1[k] = first[k]! + 1;
-    p.crystal0[k] = s.crystal[2 * k]!; p.crystal1[k] = s.crystal[2 * k + 1]!;
-    p.energy0[k] = s.energy[2 * k]!; p.energy1[k] = s.energy[2 * k + 1]!;
-    p.time0[k] = s.time[2 * k]!; p.time1[k] = s.time[2 * k + 1]!;
+const NO_PAIRS: CoincidencePairs = {
+  count: 0, index0: new Uint32Array(0), index1: new Uint32Array(0), crystal0: new Uint32Array(0), crystal1: new Uint32Array(0),
+  energy0: new Float32Array(0), energy1: new Float32Array(0), time0: new Float64Array(0), time1: new Float64Array(0),
+};
+
+/**
+ * The pair table of `count` CoinStruct records of `pairs` (and each one's first single,
+ * `first`), split into its columns on the device (petSplitPairs). With `held` (a host-mapped
+ * device) the columns are views of device arrays pushed on `held` for the caller to free (index0
+ * is `first` itself, which the caller holds): no copy, no regrouping on the host. Otherwise they
+ * are host copies.
+ */
+async function readPairs(device: GpuDevice, pairs: DeviceArray<'u32'>, first: DeviceArray<'u32'>, count: number,
+                         launches: LaunchStats[], held?: DeviceArray[]): Promise<CoincidencePairs> {
+  if (count === 0) return NO_PAIRS;
+  const u32 = () => device.alloc('u32', count), f32 = () => device.alloc('f32', count), f64 = () => device.alloc('f64', count);
+  const cols = { index1: u32(), crystal0: u32(), crystal1: u32(), energy0: f32(), energy1: f32(), time0: f64(), time1: f64() };
+  const all = Object.values(cols);
+  let keep = false;
+  try {
+    launches.push(await device.launch(petSplitPairs, { grid: Math.min(4096, Math.ceil(count / 256)), block: 256 },
+      [pairs, first, count, cols.index1, cols.crystal0, cols.crystal1, cols.energy0, cols.energy1, cols.time0, cols.time1]));
+    if (held && device.hostMapped) {
+      held.push(...all);
+      keep = true;
+      return {
+        count, index0: first.view(), index1: cols.index1.view(), crystal0: cols.crystal0.view(), crystal1: cols.crystal1.view(),
+        energy0: cols.energy0.view(), energy1: cols.energy1.view(), time0: cols.time0.view(), time1: cols.time1.view(),
+      };
+    }
+    return {
+      count, index0: await first.read(0, count), index1: await cols.index1.read(), crystal0: await cols.crystal0.read(),
+      crystal1: await cols.crystal1.read(), energy0: await cols.energy0.read(), energy1: await cols.energy1.read(),
+      time0: await cols.time0.read(), time1: await cols.time1.read(),
+    };
+  } finally {
+    if (!keep) for (const a of all) a.free();
   }
-  return p;
 }
 
 /** Why frame i (whose 16 bytes start at `o` of `frames`) addresses outside the geometry. */
@@ -334,17 +358,13 @@ export async function runPet(device: GpuDevice, frames: Uint8Array | DeviceArray
       const nPairs = await readElement(newLength, 0);
       launches.push(...await deviceExclusiveScan(device, globalLen, globalLen, gridB));
       const dPairs = keep(device.alloc('u32', Math.max(1, 8 * nPairs)));
-      const dFirst = keep(device.alloc('u32', Math.max(1, nPairs)));
+      // A mapped result's index0 column: freed with the result, not here.
+      const dFirst = device.alloc('u32', Math.max(1, nPairs));
+      (held ?? owned).push(dFirst);
       await launch(petCoinFill, { grid: gridB, block: cth }, [data, dPairs, dFirst, nextIndex, m, scanId, globalLen, cel]);
       const t5 = performance.now();
       progress('coincidences', 1, 1);
-      // The pair records are regrouped into fresh arrays by toPairs: read them in place, once.
-      const pairHeld: DeviceArray[] = [];
-      try {
-        pairs = toPairs(await readSingles(device, dPairs, 2 * nPairs, launches, pairHeld), await dFirst.read(0, nPairs), nPairs);
-      } finally {
-        for (const a of pairHeld) a.free();
-      }
+      pairs = await readPairs(device, dPairs, dFirst, nPairs, launches, held);
       download += performance.now() - t5;
       const t6 = performance.now();
       return finish({
@@ -352,7 +372,7 @@ export async function runPet(device: GpuDevice, frames: Uint8Array | DeviceArray
         timings: { upload: t1 - t0, convert: t2 - t1, sort: t3 - tSort, coincidences: t5 - t4, download, total: t6 - t0 },
       });
     }
-    pairs = toPairs(await readSingles(device, bufA, 0, launches), new Uint32Array(0), 0);
+    pairs = NO_PAIRS;
     const t6 = performance.now();
     return finish({
       singles, sorted, pairs, frames: n, mergePasses: passes, launches,
