@@ -177,10 +177,17 @@ export class ThreadRunner {
   /** simt's own thread kernels (names without the `tk_` prefix). */
   get kernelNames(): string[] { return [...this.builtin.kernels.keys()]; }
 
-  /** Names a device range for reports and bounds checks; only named ranges are in bounds. */
+  /** Names a device range for reports and bounds checks; only named ranges are in bounds. A name given again moves. */
   nameBuffer(name: string, a: DeviceArray, elementBytes?: number): void {
     this.buffers = this.buffers.filter((b) => b.name !== name);
-    this.buffers.push({ name, base: a.byteOffset, bytes: a.byteLength, elementBytes: elementBytes ?? (a.length ? a.byteLength / a.length : 1) });
+    this.addBuffer(name, a, elementBytes);
+  }
+
+  /** Adds a named range (names may repeat), dropping the ranges it overlaps: memory freed and allocated again. */
+  private addBuffer(name: string, a: DeviceArray, elementBytes?: number): void {
+    const lo = a.byteOffset, hi = lo + a.byteLength;
+    this.buffers = this.buffers.filter((b) => b.base + b.bytes <= lo || b.base >= hi);
+    this.buffers.push({ name, base: lo, bytes: a.byteLength, elementBytes: elementBytes ?? (a.length ? a.byteLength / a.length : 1) });
     this.buffers.sort((x, y) => x.base - y.base);
   }
 
@@ -263,9 +270,10 @@ export class ThreadRunner {
     if (fn.length !== words.length) {
       throw new KernelArgumentError(k.name, '(declaration)', `declared with ${k.params.length} parameters but the fine-grained export takes ${fn.length} words, not ${words.length}`);
     }
-    // Arrays the job did not name are named after the kernel's parameter: reports and bounds checks know them.
+    // Arrays the job did not name are named after the kernel's parameter (without taking the
+    // name from a job buffer that has it): reports and bounds checks know them.
     for (const { param, array } of arrays) {
-      if (!this.buffers.some((b) => b.base === array.byteOffset && b.bytes === array.byteLength)) this.nameBuffer(param, array);
+      if (!this.buffers.some((b) => b.base === array.byteOffset && b.bytes === array.byteLength)) this.addBuffer(param, array);
     }
     return { prog, fn, name: k.name, args: words, meta };
   }
