@@ -25,6 +25,7 @@ import type { Chooser } from './schedule.js';
 import type { AccessKind, HazardType, RaceReport, ThreadRef } from './reports.js';
 import { fmtLocation } from './reports.js';
 import { ATOMIC, type Conflict, READ, Shadow, Stamps, WRITE } from './shadow.js';
+import type { MemoryChecker } from './memoryChecker.js';
 import {
   type KernelFn, type ThreadExports, type ThreadHooks, type ThreadProgram, OutOfBoundsTrap,
   describeModule, instantiateBuiltin, instantiateCompiled, kernelMeta, marshalCompiledArgs, siteLocation,
@@ -65,6 +66,8 @@ export interface RunOptions {
   maxReports?: number;
   /** Scheduling points (accesses, barriers, exits) a launch may take before it is stopped (default DEFAULT_MAX_STEPS). */
   maxSteps?: number;
+  /** Memcheck mode: every access goes through the checker, and an out-of-bounds one is skipped instead of ending the thread. */
+  memcheck?: MemoryChecker;
 }
 
 /** The default step budget of one launch: far above any kernel the race tools are meant for, low enough that a spin-wait ends. */
@@ -161,7 +164,10 @@ export class ThreadRunner {
   private readonly hooks: ThreadHooks = {
     access: (k, a, s, site) => this.onAccess(k, a, s, site),
     barrier: (scope, site) => this.onBarrier(scope, site),
-    outOfBounds: (array, index, length, site) => { throw new OutOfBoundsTrap(array, index, length, site); },
+    outOfBounds: (kind, array, index, length, site, base, size) => {
+      if (!this.opts.memcheck) throw new OutOfBoundsTrap(array, index, length, site);
+      this.opts.memcheck.outOfBounds(this.gidOf(this.cur), kind, array, index, length, site, base, size);
+    },
   };
 
   /**
@@ -229,6 +235,7 @@ export class ThreadRunner {
     this.ensureAreas(Math.min(perWave, blocks));
     this.ex.__setLaunch(grid.x, grid.y, grid.z, block.x, block.y, block.z);
     this.ex.__setDynamicShared?.(dynamicShared);
+    opts.memcheck?.beginLaunch({ kernel: name, module: prog.module, meta, locate: (gid) => this.threadRefOf(gid), buffers: () => this.buffers });
     try {
       for (let first = 0; first < blocks; first += perWave) {
         this.runWave(fn, args, first, Math.min(perWave, blocks - first));
@@ -306,6 +313,7 @@ export class ThreadRunner {
     this.stampOf = new Int32Array(n).fill(-1);
     const s0 = this.sharedArea!.byteOffset, s1 = s0 + nBlocks * this.sharedStride;
     this.u8.fill(0, s0, s1);
+    this.opts.memcheck?.beginWave(s0, s1);
     if (firstBlock > 0 && this.opts.detect) this.shadow.forget(s0, s1);
     const ex = this.ex;
     this.cur = -1;
@@ -673,9 +681,14 @@ export class ThreadRunner {
       space = 'shared';
     } else {
       const buf = this.findBuffer(addr, size);
-      if (!buf) { this.reportOob(i, kind, addr, size); return 0; }
+      if (!buf) {
+        if (this.opts.memcheck) this.opts.memcheck.outside(this.gidOf(i), kind, addr, size, site);
+        else this.reportOob(i, kind, addr, size);
+        return 0;
+      }
       space = 'global'; name = buf.name; base = buf.base;
     }
+    if (this.opts.memcheck && !this.opts.memcheck.access(this.gidOf(i), kind, addr, size, site, space, name, base)) return 0;
     if (this.opts.detect) this.shadowAccess(i, kind, addr, size, site, space, name, base);
     return 1;
   }
