@@ -21,6 +21,7 @@ import { CONTROL_BYTES, CTL, Command, GUARD_BYTES, HEAP_ALIGN, MAX_DEVICE_BYTES,
 import { HeapAllocator } from './memory/allocator.js';
 import type { DeviceArray } from './memory/deviceArray.js';
 import { DeviceArrayBase } from './memory/deviceArrayBase.js';
+import type { MemoryObserver } from './memory/observer.js';
 import { loadKernelsModule } from './module.js';
 import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
 import { checkDeviceOptions } from './deviceOptions.js';
@@ -237,6 +238,8 @@ export class Device implements GpuDevice {
   private destroyed = false;
   private teardown: Promise<void> | undefined;
   private readonly live = new Set<WasmDeviceArray<DType>>();
+  /** @internal A tool that shadows this device's memory (memcheck's initcheck): told of allocations, host writes and frees. */
+  memoryObserver: MemoryObserver | undefined = undefined;
 
   constructor(p: DeviceParts) {
     this.backend = p.backend;
@@ -298,6 +301,7 @@ export class Device implements GpuDevice {
     }
     const a = new WasmDeviceArray(this, dtype, length, offset);
     this.live.add(a as WasmDeviceArray<DType>);
+    this.memoryObserver?.allocated(a);
     return a;
   }
 
@@ -311,6 +315,7 @@ export class Device implements GpuDevice {
   /** @internal */
   releaseArray(a: WasmDeviceArray<DType>): void {
     this.live.delete(a);
+    this.memoryObserver?.freed(a);
     if (!this.destroyed) this.heap.release(a.byteOffset);
   }
 
@@ -409,6 +414,8 @@ export class Device implements GpuDevice {
     return kernel.params.flatMap((p, k): Marshalled[] => {
       if (p.kind === 'array') {
         const a = checkArrayArg(kernel.name, p, values[k], WasmDeviceArray, this);
+        // The launch may write any array it is passed.
+        this.memoryObserver?.written(a, 0, a.byteLength);
         // A compiled kernel's array is (pointer, length): its accesses are bounds-checked.
         return compiled ? [{ tag: ArgTag.Pointer, value: a.byteOffset }, { tag: ArgTag.I32, value: a.length }] : [{ tag: ArgTag.Pointer, value: a.byteOffset }];
       }
@@ -570,6 +577,8 @@ export class WasmDeviceArray<D extends DType> extends DeviceArrayBase<D> impleme
     this.checkLive('view');
     if (this.device.isDestroyed) throw new DeviceDestroyedError('view: the device was destroyed');
     const [s, e] = this.range(start, end, 'view');
+    // What the host writes through the view is not seen: handing it out counts as writing it.
+    this.device.memoryObserver?.written(this, s * DTYPES[this.dtype].bytes, (e - s) * DTYPES[this.dtype].bytes);
     return viewOf(this.dtype, this.device.memory.buffer, this.byteOffset + s * DTYPES[this.dtype].bytes, e - s);
   }
 
@@ -588,6 +597,7 @@ export class WasmDeviceArray<D extends DType> extends DeviceArrayBase<D> impleme
     } catch (e) {
       throw new BufferMismatchError(`upload: data does not convert to ${this.dtype}: ${(e as Error).message}`);
     }
+    this.device.memoryObserver?.written(this, offset * DTYPES[this.dtype].bytes, data.length * DTYPES[this.dtype].bytes);
   }
 
   async read(start?: number, end?: number): Promise<TypedArrayOf[D]> {
@@ -607,6 +617,7 @@ export class WasmDeviceArray<D extends DType> extends DeviceArrayBase<D> impleme
     await this.device.idle();
     this.checkLive('fill');
     (viewOf(this.dtype, this.device.memory.buffer, this.byteOffset, this.length) as unknown as { fill(v: unknown, s: number, e: number): void }).fill(value, s, e);
+    this.device.memoryObserver?.written(this, s * DTYPES[this.dtype].bytes, (e - s) * DTYPES[this.dtype].bytes);
   }
 
   free(): void {

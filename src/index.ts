@@ -14,7 +14,7 @@ export type { DType, TypedArrayOf, ScalarOf } from './dtypes.js';
 export * from './errors.js';
 export * as kernels from './kernels/index.js';
 export * as race from './race/index.js';
-export { defineJob, explore, replay, racecheck, RaceJobError } from './race/index.js';
+export { defineJob, explore, replay, racecheck, memcheck, RaceJobError } from './race/index.js';
 export type { JobSpec, JobLaunch, BufferSpec, UserJobContext } from './race/index.js';
 export { createWebGpuDevice, WebGpuDevice, WebGpuDeviceArray } from './webgpu/device.js';
 export type { WebGpuDeviceOptions } from './webgpu/device.js';

@@ -14,7 +14,7 @@ const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
     body: 'export function k(a: f32[]): void {\n  let v: f32 = a[threadIdx.x];\n  for (let i = 0; i < threadIdx.x; i++) {\n    v = __shfl_down_sync(0xffffffff, v, 1);\n  }\n  a[threadIdx.x] = v;\n}' },
   { what: 'managed allocation (a class)', line: 2, message: /classes are not supported/,
     body: 'class Box { v: i32 = 0; }\nexport function k(a: f32[]): void { }' },
-  { what: 'a raw store to device memory is fine but a non-kernel import is not', line: 2, message: /self-contained/,
+  { what: 'a non-kernel import', line: 2, message: /self-contained/,
     body: 'import { x } from "./other";\nexport function k(a: f32[]): void { }' },
   { what: 'an unknown parameter type', line: 2, message: /parameter 'p': type 'string'/,
     body: 'export function k(p: string): void { }' },
@@ -40,6 +40,26 @@ const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
     body: 'let counter = 0;\nexport function k(a: f32[]): void { }' },
   { what: 'atomicInc on a non-u32 array', line: 3, message: /atomicInc works on u32 arrays/,
     body: 'import { atomicInc } from "simt/kernel";\nexport function k(a: i32[]): void { atomicInc(a, 0, 5); }' },
+  // Memory is reached only through arrays: nothing bypasses the bounds checks, the race tools or
+  // memcheck, and no access can be misaligned (docs/race-tools.md, "memcheck").
+  { what: 'a raw store (misaligned address)', line: 3, message: /'store' reaches memory without an array/,
+    body: 'export function k(a: f32[]): void {\n  store<i32>(<usize>6, 1);\n}' },
+  { what: 'a raw load in a device function', line: 2, message: /'load' reaches memory without an array/,
+    body: 'function peek(p: usize): i32 { return load<i32>(p); }\nexport function k(a: i32[]): void { a[0] = peek(4); }' },
+  { what: 'a typed raw load (i32.load8_u)', line: 2, message: /'i32\.load8_u' reaches memory without an array/,
+    body: 'export function k(a: i32[]): void { a[0] = i32.load8_u(3); }' },
+  { what: 'a wasm atomic on an address', line: 2, message: /'atomic\.add' reaches memory/,
+    body: 'export function k(a: i32[]): void { atomic.add<i32>(8, 1); }' },
+  { what: 'bulk memory', line: 2, message: /'memory\.copy' reaches memory/,
+    body: 'export function k(a: i32[]): void { memory.copy(0, 64, 4); }' },
+  { what: 'a SIMD store', line: 2, message: /'v128\.store' reaches memory/,
+    body: 'export function k(a: i32[]): void { v128.store(16, i32x4.splat(1)); }' },
+  { what: 'a raw load in a module-level const', line: 2, message: /'load' reaches memory/,
+    body: 'const X: i32 = load<i32>(16);\nexport function k(a: i32[]): void { a[0] = X; }' },
+  { what: 'an object allocated with new', line: 2, message: /'new Array<i32>' allocates memory/,
+    body: 'export function k(a: i32[]): void { const b = new Array<i32>(4); a[0] = b[0]; }' },
+  { what: 'a call of simt\'s runtime (an unchecked access)', line: 2, message: /'__ldu' is simt's runtime, not part of the kernel language/,
+    body: 'export function k(a: i32[]): void { a[0] = __ldu<i32>(0, 0, 0, 0, 0, 0); }' },
 ];
 
 describe('kernel compile errors', () => {

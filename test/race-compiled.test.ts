@@ -246,6 +246,22 @@ describe('defineJob', () => {
     expect(out.bins![1]).toBe(total & 255 ? 2 : 3);
   });
 
+  it('an array the job did not name keeps its parameter\'s name without taking it from the job\'s buffer of that name', async () => {
+    // Both launches' `out` is a device array of the job's own; the job's buffer 'out' stays in bounds too.
+    const job = defineJob({
+      name: 'sameNames', module: racy,
+      buffers: { input: ['i32', ints(128)], out: ['i32', 1] },
+      async run(ctx) {
+        const partial = await ctx.device.upload('i32', ints(128));
+        ctx.launch('reduceSynced', { grid: 1, block: 128 }, [ctx.buffers.input!, partial]);
+        ctx.launch('reduceSynced', { grid: 1, block: 128 }, [partial, 'out']);
+        partial.free();
+      },
+    });
+    const r = await racecheck(job, undefined, { session });
+    expect(r.reports).toEqual([]);
+  });
+
   it('rejects a bad spec with a one-line RaceJobError naming the job and the field', () => {
     const base = { name: 'j', module: racy, buffers: { input: ['i32', [1]], out: ['i32', 1] } } as const;
     const launch = { kernel: 'warpNeighbour', grid: 1, block: 1, args: ['input', 'out'] };

@@ -19,7 +19,7 @@ import { threadIdx, blockDim, sharedMem } from "./runtime";
 // @ts-ignore: decorator
 @external("simt", "barrier") declare function hostBarrier(scope: i32, site: i32): void;
 // @ts-ignore: decorator
-@external("simt", "outOfBounds") declare function hostOutOfBounds(array: i32, index: f64, length: i32, site: i32): void;
+@external("simt", "outOfBoundsAt") declare function hostOutOfBounds(kind: i32, array: i32, index: f64, length: i32, site: i32, base: usize, size: i32): void;
 
 const READ: i32 = 0;
 const WRITE: i32 = 1;
@@ -43,9 +43,16 @@ export function __setDynamicShared(bytes: i32): void { dynamicSharedBytes = byte
 // @ts-ignore: decorator
 @inline export function __sharedBase(): usize { return sharedMem() + <usize>COLLECTIVE_BYTES; }
 
+/**
+ * True when `i` is inside the array. Otherwise the host's hook runs: racecheck, explore and
+ * replay end the thread there (the hook throws), memcheck records the access and returns, and
+ * the access is skipped (a read gives 0, a write is dropped).
+ */
 // @ts-ignore: decorator
-@inline function check(len: i32, i: i64, array: i32, site: i32): void {
-  if (<u64>i >= <u64><u32>len) { hostOutOfBounds(array, <f64>i, len, site); unreachable(); }
+@inline function inBounds<T>(kind: i32, base: usize, len: i32, i: i64, array: i32, site: i32): bool {
+  if (<u64>i < <u64><u32>len) return true;
+  hostOutOfBounds(kind, array, <f64>i, len, site, base, sizeof<T>());
+  return false;
 }
 
 // @ts-ignore: decorator
@@ -53,7 +60,7 @@ export function __setDynamicShared(bytes: i32): void { dynamicSharedBytes = byte
 
 // @ts-ignore: decorator
 @inline export function __ld<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T {
-  check(len, i, array, site);
+  if (!inBounds<T>(READ, base, len, i, array, site)) return <T>0;
   const p = at<T>(base, i);
   if (hostAccessAt(READ, p, sizeof<T>(), site) != 0) return load<T>(p);
   return <T>0;
@@ -61,7 +68,7 @@ export function __setDynamicShared(bytes: i32): void { dynamicSharedBytes = byte
 
 // @ts-ignore: decorator
 @inline export function __st<T>(base: usize, len: i32, i: i64, array: i32, site: i32, v: T): void {
-  check(len, i, array, site);
+  if (!inBounds<T>(WRITE, base, len, i, array, site)) return;
   const p = at<T>(base, i);
   if (hostAccessAt(WRITE, p, sizeof<T>(), site) != 0) store<T>(p, v);
 }
@@ -75,7 +82,7 @@ export function __setDynamicShared(bytes: i32): void { dynamicSharedBytes = byte
 // between two of them is atomic; each atomic is one scheduling point.
 // @ts-ignore: decorator
 @inline function rmw<T>(base: usize, len: i32, i: i64, array: i32, site: i32): usize {
-  check(len, i, array, site);
+  if (!inBounds<T>(ATOMIC, base, len, i, array, site)) return 0;
   const p = at<T>(base, i);
   return hostAccessAt(ATOMIC, p, sizeof<T>(), site) != 0 ? p : 0;
 }

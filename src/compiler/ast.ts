@@ -23,7 +23,7 @@ export function loadAssemblyScript(): Promise<AssemblyScript> {
 /** Node kinds used by the compiler (AssemblyScript's NodeKind; checked against it at load). */
 export const NK = {
   NamedType: 1, Identifier: 7, Assertion: 8, Binary: 9, Call: 10, Comma: 12, ElementAccess: 13, False: 14,
-  Literal: 17, Null: 19, Parenthesized: 21, PropertyAccess: 22, Ternary: 23, This: 25, True: 26,
+  Literal: 17, New: 18, Null: 19, Parenthesized: 21, PropertyAccess: 22, Ternary: 23, This: 25, True: 26,
   UnaryPostfix: 28, UnaryPrefix: 29, Block: 31, Break: 32, Continue: 33, Do: 34, Empty: 35, Export: 36,
   Expression: 39, For: 40, ForOf: 41, If: 42, Import: 43, Return: 44, Switch: 45, Throw: 46, Try: 47,
   Variable: 48, Void: 49, While: 50, ClassDeclaration: 52, EnumDeclaration: 53, FunctionDeclaration: 56,

@@ -23,7 +23,7 @@ import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
 import {
   ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
-  SHARED_DECLS, TYPED_ARRAY_NAMES, WARP_SHUFFLES, WARP_VOTES, isCollective, isLanguageName,
+  SHARED_DECLS, TYPED_ARRAY_NAMES, WARP_SHUFFLES, WARP_VOTES, isCollective, isLanguageName, isRawMemoryCall,
 } from './language.js';
 import type { DType } from '../dtypes.js';
 
@@ -208,6 +208,7 @@ class FrontEnd {
         this.error(st, f.path, 'kernel sources are self-contained: only `import … from "simt/kernel"` is allowed');
         continue;
       }
+      this.checkRawMemory(st, f.path);
       if (st.kind === NK.FunctionDeclaration) {
         const exported = (st.flags & 2) !== 0;
         const info = this.declareFunction(st, f.path, exported);
@@ -225,6 +226,31 @@ class FrontEnd {
       if (st.kind === NK.ClassDeclaration) { this.error(st, f.path, 'classes are not supported in kernel sources (no managed allocation)'); continue; }
       this.topLevel.push({ node: st, file: f.path });
     }
+  }
+
+  /**
+   * Memory reached without an array (raw loads and stores, bulk memory, wasm atomics, `new`)
+   * is a compile error: it would bypass the bounds checks, the race tools and memcheck, and
+   * could touch any byte of the device (or be misaligned). See isRawMemoryCall.
+   */
+  private checkRawMemory(st: AstNode, file: string): void {
+    walk(st, (n) => {
+      if (n.kind === NK.New) {
+        this.error(n, file, `'${textOf(n).split('(')[0]}' allocates memory: kernels create no objects (use locals, or a __shared__ array)`);
+        return false;
+      }
+      if (n.kind !== NK.Call) return undefined;
+      const callee = textOf(n.expression).replace(/\s+/g, '');
+      if (isRawMemoryCall(callee)) {
+        this.error(n, file, `'${callee}' reaches memory without an array: kernels read and write memory only through their array parameters and __shared__ arrays`);
+        return false;
+      }
+      if (callee.startsWith('__') && !isLanguageName(callee)) {
+        this.error(n, file, `'${callee}' is simt's runtime, not part of the kernel language (names starting with '__' are reserved)`);
+        return false;
+      }
+      return undefined;
+    });
   }
 
   private declareFunction(st: AstNode, file: string, exported: boolean): FunctionInfo | undefined {

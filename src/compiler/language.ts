@@ -50,6 +50,19 @@ export const ATOMICS: Record<string, { helper: string; operands: number; u32only
 /** Shared-memory declarations: `__shared__<T>(n)` (static) and `__extern_shared__<T>()` (the launch's dynamic bytes). */
 export const SHARED_DECLS = new Set(['__shared__', '__extern_shared__']);
 
+/**
+ * AssemblyScript built-ins that reach memory without an array: raw loads and stores, bulk
+ * memory, wasm atomics, SIMD loads and stores, the managed heap. A kernel reads and writes
+ * memory only through its array parameters and `__shared__` arrays — bounds-checked, aligned
+ * to their element size, and seen by the race tools and memcheck — so these are compile errors.
+ * `callee` is the call's callee as written, without spaces (`load`, `memory.copy`, `i32.atomic.load`).
+ */
+export function isRawMemoryCall(callee: string): boolean {
+  return /^(load|store|changetype|__alloc|__new|__renew|__free|__realloc)$/.test(callee) ||
+    /^(memory|heap|atomic)\./.test(callee) ||
+    /^(i32|i64|f32|f64|v128|i8x16|i16x8|i32x4|i64x2|f32x4|f64x2)\.(atomic\.|load|store)/.test(callee);
+}
+
 /** Every name of the language (what `import … from "simt/kernel"` may bring in). */
 export function isLanguageName(name: string): boolean {
   return INDEX_VARIABLES.has(name) || BARRIERS.has(name) || BLOCK_PREDICATES.has(name) || WARP_VOTES.has(name) ||

@@ -1,4 +1,4 @@
-// The race tools: fine-grained thread kernels, schedules you can hold, exploration, racecheck.
+// The race tools: fine-grained thread kernels, schedules you can hold, exploration, racecheck, memcheck.
 export { ThreadRunner, loadThreadsModule, StepBudgetError, DEFAULT_MAX_STEPS } from './threadRunner.js';
 export { defineJob, isRaceJob, RaceJobError } from './defineJob.js';
 export type { JobSpec, JobLaunch, JobArg, JobInputs, JobOutputs, BufferSpec, UserJobContext } from './defineJob.js';
@@ -6,6 +6,9 @@ export type { ThreadLaunch, NamedBuffer } from './threadRunner.js';
 export { RaceSession, outputKey, firstDifference } from './job.js';
 export type { RaceJob, JobContext, Outputs, RunResult } from './job.js';
 export { explore, replay, racecheck } from './explore.js';
+export { memcheck } from './memcheck.js';
+export type { MemcheckOptions, MemcheckResult } from './memcheck.js';
+export type { MemcheckReport, MemcheckKind } from './memoryChecker.js';
 export type { ExploreOptions, ExploreResult, Outcome, OutcomeGroup, RacecheckOptions, RacecheckResult } from './explore.js';
 export { setKey } from './outcomes.js';
 export type { OutcomeClass } from './outcomes.js';

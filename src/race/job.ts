@@ -11,6 +11,7 @@ import type { ReportKind, RaceReport } from './reports.js';
 import type { Comparison } from '../crosscheck/types.js';
 import type { Chooser } from './schedule.js';
 import { ThreadRunner, type ThreadLaunch } from './threadRunner.js';
+import type { MemoryChecker } from './memoryChecker.js';
 
 export type Outputs = Record<string, ArrayLike<number | bigint> & { length: number }>;
 
@@ -59,8 +60,11 @@ export class RaceSession {
     return new RaceSession(dev, await ThreadRunner.create(dev), !device);
   }
 
-  /** Runs the job once under `chooser`; `maxSteps` is each launch's step budget (StepBudgetError past it). */
-  async runJob<I>(job: RaceJob<I>, inputs: I, chooser: Chooser, detect: boolean, o: { maxSteps?: number } = {}): Promise<RunResult> {
+  /**
+   * Runs the job once under `chooser`; `maxSteps` is each launch's step budget (StepBudgetError
+   * past it); `memcheck` checks every access (memcheck mode).
+   */
+  async runJob<I>(job: RaceJob<I>, inputs: I, chooser: Chooser, detect: boolean, o: { maxSteps?: number; memcheck?: MemoryChecker } = {}): Promise<RunResult> {
     const decisions: number[] = [];
     const reports: RaceReport[] = [];
     const runner = this.runner;
@@ -84,7 +88,7 @@ export class RaceSession {
         runner.nameBuffer(name, a);
         return a;
       },
-      launch: (l) => runner.run(l, { chooser, detect, decisions, reports, maxSteps: o.maxSteps }),
+      launch: (l) => runner.run(l, { chooser, detect, decisions, reports, maxSteps: o.maxSteps, memcheck: o.memcheck }),
     };
     const outputs = await job.run(ctx, inputs);
     return { outputs, decisions, reports, steps: runner.step, switches: runner.switches };

@@ -1,10 +1,14 @@
-// Racecheck's findings in compute-sanitizer's layout, so that a CUDA user reads them as they
-// read `compute-sanitizer --tool racecheck`: one block per hazard ("Race reported between …
-// and … [N hazards]"), both accesses with block, thread and source line, and a closing
-// `RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)`. Notes (atomic-order
-// output) are no hazards: they are printed, not counted.
+// Racecheck's and memcheck's findings in compute-sanitizer's layout, so that a CUDA user reads
+// them as they read `compute-sanitizer --tool racecheck` or `--tool memcheck`/`initcheck`.
+// Racecheck: one block per hazard ("Race reported between … and … [N hazards]"), both accesses
+// with block, thread and source line, and a closing `RACECHECK SUMMARY: N hazards displayed
+// (E errors, W warnings)`; notes (atomic-order output) are no hazards: printed, not counted.
+// Memcheck: one block per error ("Invalid __global__ read of size 4 bytes", "Uninitialized
+// __shared__ memory read …") with the kernel and source line, the thread, the address and what
+// is wrong with it, closed by `ERROR SUMMARY: N errors`.
 
 import type { AccessRef, RaceReport, ThreadRef } from './reports.js';
+import { hex, type MemcheckReport } from './memoryChecker.js';
 
 const BAR = '=========';
 
@@ -69,4 +73,38 @@ export function formatSanitizerReport(r: RaceReport, replay?: (schedule: string)
   if (r.schedules && replay) for (const s of r.schedules) out.push(`${BAR}     replay: ${replay(s)}`);
   out.push(BAR);
   return out;
+}
+
+const bytes = (n: number): string => `${n} byte${n === 1 ? '' : 's'}`;
+
+/** The lines of one memcheck error (each starting with the ========= bar). */
+export function formatMemcheckReport(r: MemcheckReport): string[] {
+  const space = r.space === 'shared' ? '__shared__' : '__global__';
+  const arr = `${r.space === 'shared' ? '__shared__ ' : ''}'${r.array}'${r.buffer !== undefined && r.buffer !== r.array ? ` (buffer '${r.buffer}')` : ''}`;
+  let address: string;
+  if (r.kind === 'out-of-bounds') {
+    const past = r.length === undefined ? '' : r.index < 0 ? `: ${bytes(-r.index * r.size)} before its start`
+      : `: ${bytes((r.index - r.length) * r.size)} after its end`;
+    address = `Address ${hex(r.address)} is out of bounds of ${arr} (${r.length === undefined ? '' : `length ${r.length}, `}index ${r.index})${past}`;
+  } else if (r.kind === 'misaligned') {
+    address = `Address ${hex(r.address)} is misaligned: not a multiple of ${r.size} (in ${arr}, index ${r.index})`;
+  } else {
+    address = `Address ${hex(r.address)} of ${arr} (index ${r.index}) ${r.space === 'shared' ? 'was not written by any thread of the block' : 'was never written'}`;
+  }
+  const out = [
+    r.kind === 'uninitialized'
+      ? `${BAR} Uninitialized ${space} memory ${r.access} of size ${bytes(r.size)}`
+      : `${BAR} Invalid ${space} ${r.access} of size ${bytes(r.size)}`,
+    `${BAR}     at ${r.kernel}${r.location ? ` (${r.location})` : ''}`,
+    `${BAR}     by thread (${r.thread.join(',')}) in block (${r.block.join(',')})`,
+    `${BAR}     ${address}`,
+  ];
+  if (r.count > 1) out.push(`${BAR}     ${r.count} accesses at this site (the first is shown)`);
+  out.push(BAR);
+  return out;
+}
+
+/** compute-sanitizer's closing line: every error displayed above (one per kind and source site). */
+export function errorSummaryLine(errors: number): string {
+  return `${BAR} ERROR SUMMARY: ${errors} error${errors === 1 ? '' : 's'}`;
 }

@@ -2,7 +2,7 @@
 // memory with the scheduler's hooks as its imports. Two kinds share one interface:
 // - simt's own thread kernels (build/threads.wasm, `tk_*`, imports `simt.access`/`simt.barrier`);
 // - the fine-grained form of a compiled kernel module (`KernelModule.fineWasm`), whose accesses
-//   carry a source site (`simt.accessAt`), whose bounds checks call `simt.outOfBounds`, and
+//   carry a source site (`simt.accessAt`), whose bounds checks call `simt.outOfBoundsAt`, and
 //   whose array parameters are (pointer, length) pairs.
 
 import { WasmDeviceArray } from '../device.js';
@@ -32,8 +32,12 @@ export interface ThreadHooks {
   access(kind: number, addr: number, size: number, site: number): number;
   /** scope 0 __syncthreads, 1 __syncwarp, 2 a warp collective's meeting point (orders no memory). */
   barrier(scope: number, site: number): void;
-  /** A compiled kernel's bounds check failed: never returns (throws OutOfBoundsTrap). */
-  outOfBounds(array: number, index: number, length: number, site: number): never;
+  /**
+   * A compiled kernel's bounds check failed (`kind` as in `access`; `base` the array's address,
+   * `size` its element bytes): throws OutOfBoundsTrap to end the thread there, or (memcheck)
+   * returns, and the kernel skips the access.
+   */
+  outOfBounds(kind: number, array: number, index: number, length: number, site: number, base: number, size: number): void;
 }
 
 export interface ThreadProgram {
@@ -98,7 +102,7 @@ export async function instantiateBuiltin(memory: WebAssembly.Memory, hooks: Thre
 }
 
 /** What a compiled module's fine form may import: anything else was built by another simt. */
-const FINE_IMPORTS = new Set(['env.memory', 'simt.accessAt', 'simt.barrier', 'simt.outOfBounds']);
+const FINE_IMPORTS = new Set(['env.memory', 'simt.accessAt', 'simt.barrier', 'simt.outOfBoundsAt']);
 const fineModules = new Map<string, Promise<WebAssembly.Module>>();
 
 /** Compiles a module's fine-grained form (once per module id) and checks its imports and exports. */
@@ -140,7 +144,8 @@ export async function instantiateCompiled(m: KernelModule, memory: WebAssembly.M
     simt: {
       accessAt: (k: number, a: number, s: number, site: number) => hooks.access(k, a >>> 0, s, site),
       barrier: (sc: number, si: number) => hooks.barrier(sc, si),
-      outOfBounds: (array: number, index: number, length: number, site: number) => hooks.outOfBounds(array, index, length, site),
+      outOfBoundsAt: (kind: number, array: number, index: number, length: number, site: number, base: number, size: number) =>
+        hooks.outOfBounds(kind, array, index, length, site, base >>> 0, size),
     },
   });
   return { ex: instance.exports as unknown as ThreadExports, kernels: kernelExports(module, instance), reservedShared: COLLECTIVE_BYTES, stackBytes: COMPILED_STACK_BYTES, module: m };

@@ -25,6 +25,7 @@ import type { Chooser } from './schedule.js';
 import type { AccessKind, HazardType, RaceReport, ThreadRef } from './reports.js';
 import { fmtLocation } from './reports.js';
 import { ATOMIC, type Conflict, READ, Shadow, Stamps, WRITE } from './shadow.js';
+import type { MemoryChecker } from './memoryChecker.js';
 import {
   type KernelFn, type ThreadExports, type ThreadHooks, type ThreadProgram, OutOfBoundsTrap,
   describeModule, instantiateBuiltin, instantiateCompiled, kernelMeta, marshalCompiledArgs, siteLocation,
@@ -65,6 +66,8 @@ export interface RunOptions {
   maxReports?: number;
   /** Scheduling points (accesses, barriers, exits) a launch may take before it is stopped (default DEFAULT_MAX_STEPS). */
   maxSteps?: number;
+  /** Memcheck mode: every access goes through the checker, and an out-of-bounds one is skipped instead of ending the thread. */
+  memcheck?: MemoryChecker;
 }
 
 /** The default step budget of one launch: far above any kernel the race tools are meant for, low enough that a spin-wait ends. */
@@ -161,7 +164,10 @@ export class ThreadRunner {
   private readonly hooks: ThreadHooks = {
     access: (k, a, s, site) => this.onAccess(k, a, s, site),
     barrier: (scope, site) => this.onBarrier(scope, site),
-    outOfBounds: (array, index, length, site) => { throw new OutOfBoundsTrap(array, index, length, site); },
+    outOfBounds: (kind, array, index, length, site, base, size) => {
+      if (!this.opts.memcheck) throw new OutOfBoundsTrap(array, index, length, site);
+      this.opts.memcheck.outOfBounds(this.gidOf(this.cur), kind, array, index, length, site, base, size);
+    },
   };
 
   /**
@@ -177,10 +183,17 @@ export class ThreadRunner {
   /** simt's own thread kernels (names without the `tk_` prefix). */
   get kernelNames(): string[] { return [...this.builtin.kernels.keys()]; }
 
-  /** Names a device range for reports and bounds checks; only named ranges are in bounds. */
+  /** Names a device range for reports and bounds checks; only named ranges are in bounds. A name given again moves. */
   nameBuffer(name: string, a: DeviceArray, elementBytes?: number): void {
     this.buffers = this.buffers.filter((b) => b.name !== name);
-    this.buffers.push({ name, base: a.byteOffset, bytes: a.byteLength, elementBytes: elementBytes ?? (a.length ? a.byteLength / a.length : 1) });
+    this.addBuffer(name, a, elementBytes);
+  }
+
+  /** Adds a named range (names may repeat), dropping the ranges it overlaps: memory freed and allocated again. */
+  private addBuffer(name: string, a: DeviceArray, elementBytes?: number): void {
+    const lo = a.byteOffset, hi = lo + a.byteLength;
+    this.buffers = this.buffers.filter((b) => b.base + b.bytes <= lo || b.base >= hi);
+    this.buffers.push({ name, base: lo, bytes: a.byteLength, elementBytes: elementBytes ?? (a.length ? a.byteLength / a.length : 1) });
     this.buffers.sort((x, y) => x.base - y.base);
   }
 
@@ -222,6 +235,7 @@ export class ThreadRunner {
     this.ensureAreas(Math.min(perWave, blocks));
     this.ex.__setLaunch(grid.x, grid.y, grid.z, block.x, block.y, block.z);
     this.ex.__setDynamicShared?.(dynamicShared);
+    opts.memcheck?.beginLaunch({ kernel: name, module: prog.module, meta, locate: (gid) => this.threadRefOf(gid), buffers: () => this.buffers });
     try {
       for (let first = 0; first < blocks; first += perWave) {
         this.runWave(fn, args, first, Math.min(perWave, blocks - first));
@@ -263,9 +277,10 @@ export class ThreadRunner {
     if (fn.length !== words.length) {
       throw new KernelArgumentError(k.name, '(declaration)', `declared with ${k.params.length} parameters but the fine-grained export takes ${fn.length} words, not ${words.length}`);
     }
-    // Arrays the job did not name are named after the kernel's parameter: reports and bounds checks know them.
+    // Arrays the job did not name are named after the kernel's parameter (without taking the
+    // name from a job buffer that has it): reports and bounds checks know them.
     for (const { param, array } of arrays) {
-      if (!this.buffers.some((b) => b.base === array.byteOffset && b.bytes === array.byteLength)) this.nameBuffer(param, array);
+      if (!this.buffers.some((b) => b.base === array.byteOffset && b.bytes === array.byteLength)) this.addBuffer(param, array);
     }
     return { prog, fn, name: k.name, args: words, meta };
   }
@@ -298,6 +313,7 @@ export class ThreadRunner {
     this.stampOf = new Int32Array(n).fill(-1);
     const s0 = this.sharedArea!.byteOffset, s1 = s0 + nBlocks * this.sharedStride;
     this.u8.fill(0, s0, s1);
+    this.opts.memcheck?.beginWave(s0, s1);
     if (firstBlock > 0 && this.opts.detect) this.shadow.forget(s0, s1);
     const ex = this.ex;
     this.cur = -1;
@@ -665,9 +681,14 @@ export class ThreadRunner {
       space = 'shared';
     } else {
       const buf = this.findBuffer(addr, size);
-      if (!buf) { this.reportOob(i, kind, addr, size); return 0; }
+      if (!buf) {
+        if (this.opts.memcheck) this.opts.memcheck.outside(this.gidOf(i), kind, addr, size, site);
+        else this.reportOob(i, kind, addr, size);
+        return 0;
+      }
       space = 'global'; name = buf.name; base = buf.base;
     }
+    if (this.opts.memcheck && !this.opts.memcheck.access(this.gidOf(i), kind, addr, size, site, space, name, base)) return 0;
     if (this.opts.detect) this.shadowAccess(i, kind, addr, size, site, space, name, base);
     return 1;
   }

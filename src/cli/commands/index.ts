@@ -5,13 +5,14 @@ import { demo } from './demo.js';
 import { bench } from './bench.js';
 import { explore } from './explore.js';
 import { racecheck } from './racecheck.js';
+import { memcheck } from './memcheck.js';
 import { stsSortCommand } from './stsSort.js';
 import { pixelCommand } from './pixel.js';
 import { crosscheck } from './crosscheck.js';
 import { pet } from './pet.js';
 import { build } from './build.js';
-import { withExploreOptions, withRacecheckOptions } from './raceOptions.js';
+import { withExploreOptions, withMemcheckOptions, withRacecheckOptions } from './raceOptions.js';
 
 export const commands: Command[] = [
-  info, demo, build, bench, crosscheck, withExploreOptions(explore), withRacecheckOptions(racecheck), stsSortCommand, pixelCommand, pet,
+  info, demo, build, bench, crosscheck, withExploreOptions(explore), withRacecheckOptions(racecheck), withMemcheckOptions(memcheck), stsSortCommand, pixelCommand, pet,
 ];

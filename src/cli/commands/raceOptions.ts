@@ -1,6 +1,6 @@
-// The declared options, examples and job names of `simt explore` and `simt racecheck` (their
-// run() is in explore.ts and racecheck.ts; an option added there must be declared here too, or
-// the parser rejects it as unknown).
+// The declared options, examples and job names of `simt explore`, `simt racecheck` and `simt
+// memcheck` (their run() is in explore.ts, racecheck.ts and memcheck.ts; an option added there
+// must be declared here too, or the parser rejects it as unknown).
 import type { Command } from '../command.js';
 import { opt, type OptionSpec } from '../options.js';
 
@@ -37,6 +37,12 @@ const RACECHECK_OPTIONS: OptionSpec[] = [
   opt.json('one JSON document: { job, reports, summary: { hazards, errors, warnings, notes }, ms, schedules, findings: [...] }, or with --corpus { detected, missed, falseAlarms, kernels: [...] }'),
 ];
 
+const MEMCHECK_OPTIONS: OptionSpec[] = [
+  ...USER_JOB_OPTIONS,
+  { name: 'max-steps', value: 'N', default: '200000000', description: 'step budget of each launch: a run past it stops and says where' },
+  opt.json('one JSON document: { job, errors, ms, findings: [...] }'),
+];
+
 export function withExploreOptions(c: Command): Command {
   return {
     ...c, options: EXPLORE_OPTIONS, jobNames: raceJobNames,
@@ -55,5 +61,14 @@ export function withRacecheckOptions(c: Command): Command {
     ...c, options: RACECHECK_OPTIONS, jobNames: raceJobNames, jobList: 'simt explore --list',
     examples: ['simt racecheck lostUpdate', 'simt racecheck --corpus --json', 'simt racecheck --module histogram.simt.json --job job.mjs'],
     details: 'Reports follow compute-sanitizer\'s layout and end with its RACECHECK SUMMARY line. Exit status 1 when an error is found (warnings and notes do not fail; with --corpus: a racy kernel missed or a clean one reported).',
+  };
+}
+
+export function withMemcheckOptions(c: Command): Command {
+  return {
+    ...c, options: MEMCHECK_OPTIONS, jobNames: raceJobNames, jobList: 'simt explore --list',
+    examples: ['simt memcheck --module histogram.simt.json --job job.mjs', 'simt memcheck --module kernels.ts --job job.mjs --json'],
+    details: 'One run in barrier-interval order. An out-of-bounds or misaligned access is reported and skipped (a read gives 0, a write is dropped), and the run goes on: every error is reported, once per kind and source line with a count. ' +
+      'Output follows compute-sanitizer\'s layout and ends with its ERROR SUMMARY line; exit status 1 when there is an error.',
   };
 }
