@@ -40,6 +40,8 @@ const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
     body: 'let counter = 0;\nexport function k(a: f32[]): void { }' },
   { what: 'atomicInc on a non-u32 array', line: 3, message: /atomicInc works on u32 arrays/,
     body: 'import { atomicInc } from "simt/kernel";\nexport function k(a: i32[]): void { atomicInc(a, 0, 5); }' },
+  { what: 'a fence with an argument', line: 4, message: /__threadfence_block\(\) takes no arguments/,
+    body: 'import { __threadfence_block } from "simt/kernel";\nexport function k(a: i32[]): void {\n  __threadfence_block(1);\n}' },
 ];
 
 describe('kernel compile errors', () => {

@@ -19,6 +19,8 @@ import { threadIdx, blockDim, sharedMem } from "./runtime";
 // @ts-ignore: decorator
 @external("simt", "barrier") declare function hostBarrier(scope: i32, site: i32): void;
 // @ts-ignore: decorator
+@external("simt", "fence") declare function hostFence(scope: i32, site: i32): void;
+// @ts-ignore: decorator
 @external("simt", "outOfBounds") declare function hostOutOfBounds(array: i32, index: f64, length: i32, site: i32): void;
 
 const READ: i32 = 0;
@@ -129,6 +131,14 @@ export function __atomicXor<T>(shared: bool, base: usize, len: i32, i: i64, v: T
 
 export function __syncthreads(site: i32): void { hostBarrier(0, site); }
 export function __syncwarp(site: i32): void { hostBarrier(1, site); }
+
+// Memory fences (scopes as src/race/threadRunner.ts reads them: 0 device, 1 block, 2 system).
+// The host runs one thread at a time, so a fence needs no wasm fence here: it is a scheduling
+// point whose site the race detector records (a fence, then an atomic, publishes the thread's
+// earlier writes to the threads that observe that atomic).
+export function __threadfence(site: i32): void { hostFence(0, site); }
+export function __threadfence_block(site: i32): void { hostFence(1, site); }
+export function __threadfence_system(site: i32): void { hostFence(2, site); }
 
 // @ts-ignore: decorator
 @inline function cell(t: i32): usize { return sharedMem() + (<usize>t << 3); }

@@ -1,6 +1,6 @@
 // What the fine-grained scheduler runs: a thread-kernel program, instantiated on the device's
 // memory with the scheduler's hooks as its imports. Two kinds share one interface:
-// - simt's own thread kernels (build/threads.wasm, `tk_*`, imports `simt.access`/`simt.barrier`);
+// - simt's own thread kernels (build/threads.wasm, `tk_*`, imports `simt.access`/`simt.barrier`/`simt.fence`);
 // - the fine-grained form of a compiled kernel module (`KernelModule.fineWasm`), whose accesses
 //   carry a source site (`simt.accessAt`), whose bounds checks call `simt.outOfBounds`, and
 //   whose array parameters are (pointer, length) pairs.
@@ -32,6 +32,8 @@ export interface ThreadHooks {
   access(kind: number, addr: number, size: number, site: number): number;
   /** scope 0 __syncthreads, 1 __syncwarp, 2 a warp collective's meeting point (orders no memory). */
   barrier(scope: number, site: number): void;
+  /** A memory fence: scope 0 __threadfence (device), 1 __threadfence_block, 2 __threadfence_system. A scheduling point. */
+  fence(scope: number, site: number): void;
   /** A compiled kernel's bounds check failed: never returns (throws OutOfBoundsTrap). */
   outOfBounds(array: number, index: number, length: number, site: number): never;
 }
@@ -92,13 +94,17 @@ export async function instantiateBuiltin(memory: WebAssembly.Memory, hooks: Thre
   const module = await loadThreadsModule();
   const instance = new WebAssembly.Instance(module, {
     env: { memory },
-    simt: { access: (k: number, a: number, s: number) => hooks.access(k, a >>> 0, s, -1), barrier: (sc: number, si: number) => hooks.barrier(sc, si) },
+    simt: {
+      access: (k: number, a: number, s: number) => hooks.access(k, a >>> 0, s, -1),
+      barrier: (sc: number, si: number) => hooks.barrier(sc, si),
+      fence: (sc: number, si: number) => hooks.fence(sc, si),
+    },
   });
   return { ex: instance.exports as unknown as ThreadExports, kernels: kernelExports(module, instance), reservedShared: 0, stackBytes: BUILTIN_STACK_BYTES };
 }
 
 /** What a compiled module's fine form may import: anything else was built by another simt. */
-const FINE_IMPORTS = new Set(['env.memory', 'simt.accessAt', 'simt.barrier', 'simt.outOfBounds']);
+const FINE_IMPORTS = new Set(['env.memory', 'simt.accessAt', 'simt.barrier', 'simt.fence', 'simt.outOfBounds']);
 const fineModules = new Map<string, Promise<WebAssembly.Module>>();
 
 /** Compiles a module's fine-grained form (once per module id) and checks its imports and exports. */
@@ -140,6 +146,7 @@ export async function instantiateCompiled(m: KernelModule, memory: WebAssembly.M
     simt: {
       accessAt: (k: number, a: number, s: number, site: number) => hooks.access(k, a >>> 0, s, site),
       barrier: (sc: number, si: number) => hooks.barrier(sc, si),
+      fence: (sc: number, si: number) => hooks.fence(sc, si),
       outOfBounds: (array: number, index: number, length: number, site: number) => hooks.outOfBounds(array, index, length, site),
     },
   });

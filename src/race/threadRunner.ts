@@ -3,11 +3,11 @@
 // threadProgram.ts) on the host, one emulated thread at a time, in the device's own memory.
 //
 // Each emulated thread is a call of the kernel export that runs until a yield point (an
-// access, an atomic or a barrier: imports `simt.access[At]` / `simt.barrier`). There the scheduler
-// asks its Chooser which runnable thread runs next; if it is another one, the current thread
-// unwinds (asyncify saves its wasm locals and call stack into its own buffer in device memory)
-// and the chosen one is rewound from its buffer. Staying on the same thread costs one import
-// call; a switch costs an unwind and a rewind (≈1 µs).
+// access, an atomic, a barrier or a fence: imports `simt.access[At]`, `simt.barrier`,
+// `simt.fence`). There the scheduler asks its Chooser which runnable thread runs next; if it
+// is another one, the current thread unwinds (asyncify saves its wasm locals and call stack
+// into its own buffer in device memory) and the chosen one is rewound from its buffer. Staying
+// on the same thread costs one import call; a switch costs an unwind and a rewind (≈1 µs).
 //
 // Blocks are resident together (up to `maxResidentThreads`; beyond that the grid runs in waves
 // of consecutive blocks), so threads of different blocks interleave as on a GPU. A barrier
@@ -24,6 +24,7 @@ import type { KernelModule, ModuleKernelMeta, ModuleSite } from '../kernelModule
 import type { Chooser } from './schedule.js';
 import type { AccessKind, HazardType, RaceReport, ThreadRef } from './reports.js';
 import { fmtLocation } from './reports.js';
+import { FenceOrder } from './fences.js';
 import { ATOMIC, type Conflict, READ, Shadow, Stamps, WRITE } from './shadow.js';
 import {
   type KernelFn, type ThreadExports, type ThreadHooks, type ThreadProgram, OutOfBoundsTrap,
@@ -126,7 +127,9 @@ export class ThreadRunner {
   private released = false;
   private switchTo = -1;
   private rewinding = false;
-  private readonly stamps = new Stamps();
+  /** Cross-block order through fences and atomics (the detector's; fences.ts). */
+  private readonly fences = new FenceOrder();
+  private readonly stamps = new Stamps(this.fences);
   private readonly shadow = new Shadow(this.stamps);
   /** Per resident thread: its interval stamp (-1: none yet in this barrier interval). */
   private stampOf!: Int32Array;
@@ -161,6 +164,7 @@ export class ThreadRunner {
   private readonly hooks: ThreadHooks = {
     access: (k, a, s, site) => this.onAccess(k, a, s, site),
     barrier: (scope, site) => this.onBarrier(scope, site),
+    fence: (scope, site) => this.onFence(scope, site),
     outOfBounds: (array, index, length, site) => { throw new OutOfBoundsTrap(array, index, length, site); },
   };
 
@@ -213,6 +217,7 @@ export class ThreadRunner {
     this.maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
     this.shadow.clear();
     this.stamps.reset();
+    this.fences.clear();
     this.seen.clear();
     this.hazards.clear();
     this.sameValue.clear();
@@ -296,6 +301,7 @@ export class ThreadRunner {
     this.epoch = new Int32Array(nBlocks);
     this.wepoch = new Int32Array(nBlocks * this.warpsPerBlock);
     this.stampOf = new Int32Array(n).fill(-1);
+    this.fences.wave(n);
     const s0 = this.sharedArea!.byteOffset, s1 = s0 + nBlocks * this.sharedStride;
     this.u8.fill(0, s0, s1);
     if (firstBlock > 0 && this.opts.detect) this.shadow.forget(s0, s1);
@@ -461,6 +467,24 @@ export class ThreadRunner {
     return 0;
   }
 
+  /** A fence is a scheduling point (explore may switch threads there), like an access. */
+  private onFence(scope: number, site: number): void {
+    if (this.pending) this.settle();
+    if (this.rewinding) {
+      this.ex.asyncify_stop_rewind();
+      this.rewinding = false;
+      this.performFence(this.cur, scope);
+      return;
+    }
+    this.lastSite = site;
+    this.tick();
+    if (this.opts.chooser.coarse) { this.performFence(this.cur, scope); return; }
+    const next = this.pickNext();
+    if (next === this.cur) { this.performFence(this.cur, scope); return; }
+    this.switchTo = next;
+    this.unwind(this.cur);
+  }
+
   private onBarrier(scope: number, site: number): void {
     if (this.pending) this.settle();
     if (this.rewinding) {
@@ -535,6 +559,7 @@ export class ThreadRunner {
     if (orders) {
       this.wepoch[b * this.warpsPerBlock + w]!++;
       this.stampOf.fill(-1, lo, hi);
+      if (this.fences.active) this.fences.barrier(lo, hi);
     }
   }
 
@@ -574,6 +599,7 @@ export class ThreadRunner {
     const warps = this.warpsPerBlock;
     for (let w = 0; w < warps; w++) this.wepoch[b * warps + w]!++;
     this.stampOf.fill(-1, lo, hi);
+    if (this.fences.active) this.fences.barrier(lo, hi);
   }
 
   /** Nothing runnable but threads wait: release a block whose live threads all wait (mixed barriers). */
@@ -668,8 +694,20 @@ export class ThreadRunner {
       if (!buf) { this.reportOob(i, kind, addr, size); return 0; }
       space = 'global'; name = buf.name; base = buf.base;
     }
-    if (this.opts.detect) this.shadowAccess(i, kind, addr, size, site, space, name, base);
+    if (this.opts.detect) {
+      this.shadowAccess(i, kind, addr, size, site, space, name, base);
+      // An atomic after a fence publishes; one after another's publication acquires (fences.ts).
+      if (kind === ATOMIC && this.fences.active && this.fences.atomic(i, this.waveFirstBlock + b, addr, space === 'shared')) this.stampOf[i] = -1;
+    }
     return 1;
+  }
+
+  /** Thread i passes a fence: its accesses so far are released (fences.ts); later ones get a new stamp. */
+  private performFence(i: number, scope: number): void {
+    if (!this.opts.detect) return;
+    const b = Math.floor(i / this.bt);
+    this.fences.fence(i, scope, this.waveFirstBlock + b, this.epoch[b]!, this.gidOf(i), this.stamps.count);
+    this.stampOf[i] = -1;
   }
 
   /** Where block b's shared memory (as the kernel sees it, past the runtime's reserved bytes) starts. */
@@ -718,7 +756,8 @@ export class ThreadRunner {
     let st = this.stampOf[i]!;
     if (st < 0) {
       const b = Math.floor(i / this.bt), w = Math.floor((i - b * this.bt) / this.warpSize);
-      st = this.stamps.add(this.gidOf(i), this.waveFirstBlock + b, w, this.epoch[b]!, this.wepoch[b * this.warpsPerBlock + w]!);
+      const clock = this.fences.active ? this.fences.clockOf(i) : 0;
+      st = this.stamps.add(this.gidOf(i), this.waveFirstBlock + b, w, this.epoch[b]!, this.wepoch[b * this.warpsPerBlock + w]!, clock);
       this.stampOf[i] = st;
     }
     return st;
