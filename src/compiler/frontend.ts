@@ -632,7 +632,8 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
         return;
       }
       if (name === '__activemask') {
-        this.sb.push(ctx.mode === 'region' ? `__activeLanes(__t, ${EXIT_SLOT_EXPR})` : '__activemask()');
+        // The fine form's is a meeting of the warp (the host then knows which lanes exited): it has a site.
+        this.sb.push(ctx.mode === 'region' ? `__activeLanes(__t, ${EXIT_SLOT_EXPR})` : ctx.mode === 'fine' ? `__activemask(${fe.site(n, fn.file, name)})` : '__activemask()');
         return;
       }
       if (FENCES.has(name)) {

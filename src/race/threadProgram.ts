@@ -30,8 +30,12 @@ export interface ThreadExports {
 export interface ThreadHooks {
   /** A scheduling point before an access: returns 0 to suppress it (out of bounds). `site` is -1 when unknown. */
   access(kind: number, addr: number, size: number, site: number): number;
-  /** scope 0 __syncthreads, 1 __syncwarp, 2 a warp collective's meeting point (orders no memory). */
-  barrier(scope: number, site: number): void;
+  /**
+   * scope 0 __syncthreads, 1 __syncwarp, 2 a warp collective's meeting point (orders no
+   * memory; `mask`: the lanes the shuffle or vote names, 0 for none). Returns the lanes of the
+   * caller's warp that have not exited, once it runs on.
+   */
+  barrier(scope: number, site: number, mask: number): number;
   /** A memory fence: scope 0 __threadfence (device), 1 __threadfence_block, 2 __threadfence_system. A scheduling point. */
   fence(scope: number, site: number): void;
   /** A compiled kernel's bounds check failed: never returns (throws OutOfBoundsTrap). */
@@ -96,7 +100,7 @@ export async function instantiateBuiltin(memory: WebAssembly.Memory, hooks: Thre
     env: { memory },
     simt: {
       access: (k: number, a: number, s: number) => hooks.access(k, a >>> 0, s, -1),
-      barrier: (sc: number, si: number) => hooks.barrier(sc, si),
+      barrier: (sc: number, si: number) => { hooks.barrier(sc, si, 0); },
       fence: (sc: number, si: number) => hooks.fence(sc, si),
     },
   });
@@ -145,7 +149,7 @@ export async function instantiateCompiled(m: KernelModule, memory: WebAssembly.M
     env: { memory },
     simt: {
       accessAt: (k: number, a: number, s: number, site: number) => hooks.access(k, a >>> 0, s, site),
-      barrier: (sc: number, si: number) => hooks.barrier(sc, si),
+      barrier: (sc: number, si: number, mask: number) => hooks.barrier(sc, si, mask >>> 0),
       fence: (sc: number, si: number) => hooks.fence(sc, si),
       outOfBounds: (array: number, index: number, length: number, site: number) => hooks.outOfBounds(array, index, length, site),
     },

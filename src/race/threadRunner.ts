@@ -118,6 +118,9 @@ export class ThreadRunner {
   private waiting!: Uint8Array;   // RUNS, AT_SYNCTHREADS, AT_SYNCWARP, AT_COLLECTIVE
   private bcount!: Int32Array;    // __syncthreads arrived at
   private site!: Int32Array;
+  /** A lane at a warp shuffle or vote: its site, and the mask it names; once released, the warp's lanes that had not exited. */
+  private warpSite!: Int32Array;
+  private warpMask!: Uint32Array;
   private epoch!: Int32Array;     // per resident block
   private wepoch!: Int32Array;    // per resident (block, warp)
   private cur = -1;
@@ -163,7 +166,7 @@ export class ThreadRunner {
   /** The imports every program calls (bound once: programs share the scheduler). */
   private readonly hooks: ThreadHooks = {
     access: (k, a, s, site) => this.onAccess(k, a, s, site),
-    barrier: (scope, site) => this.onBarrier(scope, site),
+    barrier: (scope, site, mask) => this.onBarrier(scope, site, mask),
     fence: (scope, site) => this.onFence(scope, site),
     outOfBounds: (array, index, length, site) => { throw new OutOfBoundsTrap(array, index, length, site); },
   };
@@ -298,6 +301,8 @@ export class ThreadRunner {
     this.waiting = new Uint8Array(n);
     this.bcount = new Int32Array(n);
     this.site = new Int32Array(n);
+    this.warpSite = new Int32Array(n);
+    this.warpMask = new Uint32Array(n);
     this.epoch = new Int32Array(nBlocks);
     this.wepoch = new Int32Array(nBlocks * this.warpsPerBlock);
     this.stampOf = new Int32Array(n).fill(-1);
@@ -485,17 +490,18 @@ export class ThreadRunner {
     this.unwind(this.cur);
   }
 
-  private onBarrier(scope: number, site: number): void {
+  /** Returns (to a thread that runs on) the lanes of its warp that had not exited when it was released. */
+  private onBarrier(scope: number, site: number, mask: number): number {
     if (this.pending) this.settle();
     if (this.rewinding) {
       this.ex.asyncify_stop_rewind();
       this.rewinding = false;
-      return;
+      return this.warpMask[this.cur]!;
     }
     const i = this.cur;
     const b = Math.floor(i / this.bt);
     // Shuffles and votes exchange values among 32 lanes (the runtime's layout): a narrower warp would meet too early.
-    if (scope === 2 && this.warpSize !== 32) throw new LaunchConfigError(`warp shuffles and votes need warpSize 32 (this launch has ${this.warpSize})`);
+    if (scope === 2 && this.warpSize !== 32) throw new LaunchConfigError(`warp shuffles, votes and __activemask need warpSize 32 (this launch has ${this.warpSize})`);
     this.lastSite = site;
     this.markBlocked(i, false);
     if (scope === 0) {
@@ -505,13 +511,16 @@ export class ThreadRunner {
       this.tryRelease(b);
     } else {
       this.waiting[i] = scope === 1 ? AT_SYNCWARP : AT_COLLECTIVE;
+      this.warpSite[i] = site;
+      this.warpMask[i] = mask;
       this.tryReleaseWarp(b, Math.floor((i - b * this.bt) / this.warpSize));
     }
     this.tick();
     const next = this.pickNext();
-    if (next === i) return;
+    if (next === i) return this.warpMask[i]!;
     this.switchTo = next;
     this.unwind(i);
+    return 0;
   }
 
   /** The site of the running thread's last scheduling point (where a budget stop names it). */
@@ -554,6 +563,8 @@ export class ThreadRunner {
       any = true;
     }
     if (!any) return;
+    if (!orders) this.checkWarpMasks(b, w, lo, hi);
+    this.setLiveLanes(lo, hi);
     for (let i = lo; i < hi; i++) if (!this.done[i]) { this.waiting[i] = RUNS; this.runnableCount++; }
     this.markReleased(lo);
     if (orders) {
@@ -561,6 +572,50 @@ export class ThreadRunner {
       this.stampOf.fill(-1, lo, hi);
       if (this.fences.active) this.fences.barrier(lo, hi);
     }
+  }
+
+  /** The lanes of warp [lo, hi) that have not exited: what each of its released threads is told (CUDA's __activemask()). */
+  private setLiveLanes(lo: number, hi: number): void {
+    let live = 0;
+    for (let i = lo; i < hi; i++) if (!this.done[i]) live |= 1 << (i - lo);
+    for (let i = lo; i < hi; i++) this.warpMask[i] = live;
+  }
+
+  /**
+   * A warp shuffle or vote meets: the lanes its mask names must all take part (CUDA leaves the
+   * result undefined otherwise). Lanes named that exited without reaching it are reported as
+   * `warp-divergence`, once per source site (with a count of the warps).
+   */
+  private checkWarpMasks(b: number, w: number, lo: number, hi: number): void {
+    let named = 0, exited = 0, waiting = 0, first = -1;
+    for (let i = lo; i < hi; i++) {
+      const bit = 1 << (i - lo);
+      if (this.done[i]) exited |= bit;
+      else if (this.waiting[i] === AT_COLLECTIVE && this.warpMask[i]) {
+        named |= this.warpMask[i]!;
+        waiting |= bit;
+        if (first < 0) first = i;
+      }
+    }
+    const missing = (named & exited) >>> 0;
+    if (!missing) return;
+    const site = this.warpSite[first]!;
+    const key = `warp-divergence:${site}`;
+    const known = this.hazards.get(key);
+    if (known) { known.count = (known.count ?? 1) + 1; return; }
+    const a = { ...this.threadRef(first), ...this.siteRef(site) };
+    const lanes = laneList(missing);
+    const o = this.threadRef(lo + lanes[0]!);
+    const what = this.sites[site]?.what ?? 'a warp shuffle or vote';
+    const r: RaceReport = {
+      kind: 'warp-divergence', kernel: this.kernelName, severity: 'error', first: a, second: o, count: 1,
+      warp: w, mask: named >>> 0, missingLanes: lanes,
+      message: `block (${a.block.join(',')}) warp ${w}: ${what}${fmtLocation(a)} names lanes ${fmtLanes(lanes)} in its mask 0x${(named >>> 0).toString(16)}, ` +
+        `but they exited without reaching it (lanes ${fmtLanes(laneList(waiting >>> 0))} wait there): CUDA leaves the result undefined when a lane the mask names does not take part`,
+    };
+    if (this.opts.reports.length >= (this.opts.maxReports ?? 200)) return;
+    this.hazards.set(key, r);
+    this.report(r);
   }
 
   /** Releases every waiting thread of block b, reporting divergence among them. */
@@ -593,6 +648,7 @@ export class ThreadRunner {
         }
       }
     }
+    for (let l = lo; l < hi; l += this.warpSize) this.setLiveLanes(l, Math.min(l + this.warpSize, hi));
     for (let i = lo; i < hi; i++) if (!this.done[i] && this.waiting[i]) { this.waiting[i] = RUNS; this.runnableCount++; }
     this.markReleased(lo);
     this.epoch[b]!++;
@@ -841,6 +897,25 @@ export class ThreadRunner {
 }
 
 function fmt(t: ThreadRef): string { return `block (${t.block.join(',')}) thread (${t.thread.join(',')})`; }
+
+/** The lane numbers of a 32-bit mask, ascending. */
+function laneList(mask: number): number[] {
+  const out: number[] = [];
+  for (let l = 0; l < 32; l++) if ((mask >>> l) & 1) out.push(l);
+  return out;
+}
+
+/** Lanes as runs: [0, 1, 2, 5, 7, 8] → "0-2, 5, 7-8". */
+function fmtLanes(lanes: readonly number[]): string {
+  const runs: string[] = [];
+  for (let k = 0; k < lanes.length;) {
+    let j = k;
+    while (j + 1 < lanes.length && lanes[j + 1] === lanes[j]! + 1) j++;
+    runs.push(j === k ? `${lanes[k]}` : `${lanes[k]}-${lanes[j]}`);
+    k = j + 1;
+  }
+  return runs.join(', ');
+}
 
 function callKernel(fn: KernelFn, a: (number | bigint)[]): void {
   switch (a.length) {
