@@ -136,8 +136,9 @@ export const FENCE_DEVICE = 0, FENCE_BLOCK = 1, FENCE_SYSTEM = 2;
  * the sync variable of every address an atomic published on. ThreadRunner feeds it.
  */
 export class FenceOrder {
-  /** Set at the launch's first fence: until then nothing here runs. */
+  /** Set at the launch's first fence: until then nothing here runs (and nothing is allocated per wave). */
   active = false;
+  private residents = 0;
   private known: (Clock | undefined)[] = [];
   private releaseDevice: (Clock | undefined)[] = [];
   private releaseBlock: (Clock | undefined)[] = [];
@@ -157,6 +158,12 @@ export class FenceOrder {
 
   /** A new wave of `n` resident threads (the published atomics stay: waves are one launch). */
   wave(n: number): void {
+    this.residents = n;
+    if (this.active) this.resetThreads();
+  }
+
+  private resetThreads(): void {
+    const n = this.residents;
     this.known = new Array<Clock | undefined>(n);
     this.releaseDevice = new Array<Clock | undefined>(n);
     this.releaseBlock = new Array<Clock | undefined>(n);
@@ -178,7 +185,7 @@ export class FenceOrder {
    * passes a fence; `stampBound` is above every interval stamp it has had so far.
    */
   fence(i: number, scope: number, blk: number, epoch: number, gid: number, stampBound: number): void {
-    this.active = true;
+    if (!this.active) { this.active = true; this.resetThreads(); }
     const own = new Clock(new Map([[blk, epoch]]), new Map([[gid, stampBound]]), []);
     const r = join(this.known[i], own)!;
     if (scope === FENCE_BLOCK) this.releaseBlock[i] = r;

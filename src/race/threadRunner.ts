@@ -301,8 +301,8 @@ export class ThreadRunner {
     this.waiting = new Uint8Array(n);
     this.bcount = new Int32Array(n);
     this.site = new Int32Array(n);
-    this.warpSite = new Int32Array(n);
-    this.warpMask = new Uint32Array(n);
+    // Written at a lane's arrival before anything reads them: kept from wave to wave.
+    if (!this.warpMask || this.warpMask.length < n) { this.warpSite = new Int32Array(n); this.warpMask = new Uint32Array(n); }
     this.epoch = new Int32Array(nBlocks);
     this.wepoch = new Int32Array(nBlocks * this.warpsPerBlock);
     this.stampOf = new Int32Array(n).fill(-1);
@@ -750,11 +750,7 @@ export class ThreadRunner {
       if (!buf) { this.reportOob(i, kind, addr, size); return 0; }
       space = 'global'; name = buf.name; base = buf.base;
     }
-    if (this.opts.detect) {
-      this.shadowAccess(i, kind, addr, size, site, space, name, base);
-      // An atomic after a fence publishes; one after another's publication acquires (fences.ts).
-      if (kind === ATOMIC && this.fences.active && this.fences.atomic(i, this.waveFirstBlock + b, addr, space === 'shared')) this.stampOf[i] = -1;
-    }
+    if (this.opts.detect) this.shadowAccess(i, kind, addr, size, site, space, name, base);
     return 1;
   }
 
@@ -823,6 +819,8 @@ export class ThreadRunner {
     const s = this.stampFor(i);
     const c = this.shadow.access(s, kind, addr, size, site);
     if (c) this.reportRace(c, s, kind, size, site, addr, space, name, base);
+    // An atomic after a fence publishes; one after another's publication acquires (fences.ts).
+    if (kind === ATOMIC && this.fences.active && this.fences.atomic(i, this.waveFirstBlock + Math.floor(i / this.bt), addr, space === 'shared')) this.stampOf[i] = -1;
   }
 
   /** Settles a pending write-write hazard once the second store has happened: did it store another value? */
