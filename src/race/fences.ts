@@ -128,8 +128,8 @@ function withView(c: Clock | undefined, L: SyncVar, v: number): Clock {
   return new Clock(c.epochs, c.threads, views);
 }
 
-/** Fence scopes as the fine-grained runtimes pass them. */
-export const FENCE_DEVICE = 0, FENCE_BLOCK = 1, FENCE_SYSTEM = 2;
+/** Fence scopes as the fine-grained runtimes pass them: 0 __threadfence, 1 __threadfence_block, 2 __threadfence_system (as 0). */
+const FENCE_BLOCK = 1;
 
 /**
  * The per-launch state of the model: each resident thread's clock and pending releases, and
