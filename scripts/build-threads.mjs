@@ -2,7 +2,7 @@
 //
 // 1. asc compiles the per-thread kernels against an imported shared memory (the device's).
 // 2. wasm-opt --asyncify instruments every function that can reach a yield import
-//    (simt.access, simt.barrier), so the host can unwind an emulated thread at any yield point
+//    (simt.access, simt.barrier, simt.fence), so the host can unwind an emulated thread at any yield point
 //    and rewind it later; then optimises again.
 // The module must carry no data segments: it is instantiated on a live device memory and a
 // segment would overwrite the kernels module's static data. The build fails if it has any.
@@ -22,7 +22,7 @@ execFileSync(bin('asc'), ['--config', 'asconfig.threads.json', '--target', 'rele
 execFileSync(bin('wasm-opt'), [
   raw, '--enable-simd', '--enable-threads', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
   '--enable-sign-ext', '--enable-mutable-globals',
-  '--asyncify', '--pass-arg=asyncify-imports@simt.access,simt.barrier',
+  '--asyncify', '--pass-arg=asyncify-imports@simt.access,simt.barrier,simt.fence',
   '-O3', '-o', out,
 ], { cwd: root, stdio: 'inherit' });
 const segments = dataSegments(readFileSync(out));

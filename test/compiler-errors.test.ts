@@ -60,6 +60,8 @@ const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
     body: 'export function k(a: i32[]): void { const b = new Array<i32>(4); a[0] = b[0]; }' },
   { what: 'a call of simt\'s runtime (an unchecked access)', line: 2, message: /'__ldu' is simt's runtime, not part of the kernel language/,
     body: 'export function k(a: i32[]): void { a[0] = __ldu<i32>(0, 0, 0, 0, 0, 0); }' },
+  { what: 'a fence with an argument', line: 4, message: /__threadfence_block\(\) takes no arguments/,
+    body: 'import { __threadfence_block } from "simt/kernel";\nexport function k(a: i32[]): void {\n  __threadfence_block(1);\n}' },
 ];
 
 describe('kernel compile errors', () => {

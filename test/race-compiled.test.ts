@@ -11,6 +11,7 @@ import * as simt from '../src/index.js';
 import {
   RaceJobError, RaceSession, defineJob, explore, outputKey, racecheck, replay, type JobSpec, type RaceReport,
 } from '../src/race/index.js';
+import { formatSanitizerReport } from '../src/race/sanitizerText.js';
 import { rng } from './helpers.js';
 
 let racy: KernelModule;
@@ -189,6 +190,46 @@ describe('explore and replay on a compiled kernel', () => {
     const ref = new Array(256).fill(0);
     for (const b of bytes) ref[b]++;
     expect(Array.from(res.reference.outputs.bins!)).toEqual(ref);
+  });
+});
+
+describe('a warp operation whose mask names lanes that exited', () => {
+  // Threads at or past n return; the warp's other lanes then shuffle or vote (warpAfterReturn).
+  const input = ints(64);
+  const job = (op: number, n: number): ReturnType<typeof defineJob> => defineJob({
+    name: `warpAfterReturn-${op}-${n}`, module: racy,
+    buffers: { input: ['i32', input], out: ['i32', 64] },
+    launches: [{ kernel: racy.kernels.warpAfterReturn!, grid: 1, block: 64, args: ['input', 'out', n, op] }], outputs: ['out'],
+  });
+
+  for (const [op, what, marker] of [[0, 'a full-mask shuffle', 'full mask after the return'], [2, 'a full-mask ballot', 'full-mask ballot after the return']] as const) {
+    it(`${what} after lanes returned: warp-divergence at its line, naming the lanes missing`, async () => {
+      const r = await racecheck(job(op, 38), undefined, { session });
+      expect(r.reports).toHaveLength(1);
+      const d = r.reports[0]!;
+      // Threads 38..63 returned: lanes 6..31 of warp 1; warp 0 is whole.
+      expect(d).toMatchObject({ kind: 'warp-divergence', severity: 'error', warp: 1, mask: 0xffffffff, missingLanes: Array.from({ length: 26 }, (_, k) => k + 6) });
+      expect(d.first).toMatchObject({ block: [0, 0, 0], thread: [32, 0, 0], location: `${RACY}:${lineOf(RACY, marker)}:${d.first!.location!.split(':')[2]}` });
+      expect(d.second).toMatchObject({ thread: [38, 0, 0] });
+      expect(d.message).toContain('names lanes 6-31 in its mask 0xffffffff, but they exited without reaching it (lanes 0-5 wait there)');
+      expect(formatSanitizerReport(d)[0]).toMatch(/^========= Error: Divergent warp operation in kernel warpAfterReturn: /);
+      // With every lane there, the same launch is quiet.
+      expect((await racecheck(job(op, 64), undefined, { session })).reports).toEqual([]);
+    });
+  }
+
+  it('a shuffle over __activemask() after the return names only the lanes left: no report, and the pairs are summed', async () => {
+    const r = await racecheck(job(1, 38), undefined, { session });
+    expect(r.reports).toEqual([]);
+    const out = (await replay(job(1, 38), r.schedules[2]!, undefined, { session })).outputs.out!;
+    expect(Array.from(out)).toEqual(input.map((v, t) => (t < 38 ? v + input[t ^ 1]! : 0)));
+  });
+
+  it('a ballot counts only the lanes still there', async () => {
+    const r = await racecheck(job(2, 38), undefined, { session });
+    const out = (await replay(job(2, 38), r.schedules[0]!, undefined, { session })).outputs.out!;
+    const ballot = (lo: number, hi: number): number => { let bits = 0; for (let t = lo; t < hi; t++) if (input[t]! > 0) bits |= 1 << (t - lo); return bits | 0; };
+    expect(Array.from(out)).toEqual(input.map((_, t) => (t < 32 ? ballot(0, 32) : t < 38 ? ballot(32, 38) : 0)));
   });
 });
 

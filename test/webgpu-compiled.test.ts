@@ -241,7 +241,7 @@ describe('traps on webgpu: the KernelError wasm throws', () => {
 });
 
 describe('constructs without a WGSL form', () => {
-  const source = `import { threadIdx, blockIdx, blockDim } from "simt/kernel";
+  const source = `import { threadIdx, blockIdx, blockDim, __threadfence, atomicAdd } from "simt/kernel";
 export function scale(a: f32[], n: i32): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) a[i] = a[i] * 2;
@@ -259,6 +259,11 @@ export function factorials(out: i32[], n: i32): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = fact(i);
 }
+export function fenced(a: i32[], count: i32[]): void {
+  a[blockIdx.x] = blockIdx.x + 1;
+  __threadfence();
+  atomicAdd(count, 0, 1);
+}
 `;
   let mod: KernelModule;
   beforeAll(async () => { mod = await compileKernels([{ path: 'kernels/noWgsl.ts', source }]); });
@@ -270,6 +275,19 @@ export function factorials(out: i32[], n: i32): void {
     expect(w.rootsF64!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 6, message: expect.stringMatching(/f64\[\] has no WGSL form/) });
     expect(w.mathF32!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 12, message: expect.stringMatching(/Math\.sqrt works in f64.*Mathf\.sqrt/) });
     expect(w.factorials!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 14, message: expect.stringMatching(/recursive call of 'fact'/) });
+    // A device-scope fence: WGSL's atomics are relaxed and it has no fence.
+    expect(w.fenced!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 21, message: expect.stringMatching(/__threadfence\(\) has no WGSL form: WGSL has no memory fence/) });
+  });
+
+  it('a kernel with __threadfence() is a LaunchConfigError on webgpu saying why; wasm runs it', async () => {
+    await gpu.load(mod);
+    const a = await gpu.upload('i32', new Int32Array(3)), c = await gpu.upload('i32', [0]);
+    await expect(gpu.launch(mod.kernels.fenced!, { grid: 3, block: 2 }, [a, c] as never))
+      .rejects.toThrow(/kernel 'fenced' has no WGSL form.*kernels\/noWgsl\.ts:21:\d+: __threadfence\(\) has no WGSL form/);
+    await wasm.load(mod);
+    const wa = await wasm.upload('i32', new Int32Array(3)), wc = await wasm.upload('i32', [0]);
+    await wasm.launch(mod.kernels.fenced!, { grid: 3, block: 2 }, [wa, wc] as never);
+    expect([Array.from(await wa.read()), Array.from(await wc.read())]).toEqual([[1, 2, 3], [6]]);
   });
 
   it('launching one on webgpu is a LaunchConfigError naming file and line; wasm runs it', async () => {

@@ -9,7 +9,7 @@
 // array, index, block and thread in the KernelError.
 
 import { blockThreads } from "./dims";
-import { registers } from "./scratch";
+import { registers, threadOrderTable } from "./scratch";
 import * as atomics from "./atomics";
 
 // --- trap details (per worker instance) -----------------------------------------------------
@@ -155,6 +155,20 @@ function divergent(site: i32, thread: i32): void {
   if (shared) { const old = load<T>(p); store<T>(p, old ^ v); return old; }
   return atomics.atomicXor<T>(p, v);
 }
+
+// --- memory fences -----------------------------------------------------------------------------
+
+/**
+ * __threadfence(), __threadfence_block() and __threadfence_system(): wasm's atomics are
+ * sequentially consistent, so the atomic that follows a fence in CUDA's pattern already
+ * publishes this worker's earlier writes to the worker that observes it; the fence itself is
+ * an idempotent sequentially consistent read-modify-write (`atomic.or` of 0) on this worker's
+ * own thread-order table, the lowering LLVM used before wasm had `atomic.fence` (which the
+ * Binaryen this AssemblyScript builds with rejects as unordered). A block's threads run on
+ * one worker, so the block scope needs nothing more.
+ */
+// @ts-ignore: decorator
+@inline export function __fence(): void { atomic.or<i32>(threadOrderTable(), 0); }
 
 // --- per-thread context slots -----------------------------------------------------------------
 

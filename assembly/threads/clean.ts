@@ -1,8 +1,8 @@
 // The corpus's race-free thread kernels: each orders every conflicting pair of accesses by a
 // barrier, __syncwarp, atomics or a kernel boundary, and stays in bounds.
 import {
-  threadIdx, blockIdx, blockDim, sharedMem, threadLinear, laneId,
-  ld, st, ldi, sti, atomicAdd, atomicMax, atomicCAS, syncthreads, syncwarp,
+  threadIdx, blockIdx, blockDim, gridDim, sharedMem, threadLinear, laneId,
+  ld, st, ldi, sti, atomicAdd, atomicMax, atomicCAS, atomicInc, syncthreads, syncwarp, threadfence,
 } from "./runtime";
 
 // @ts-ignore: decorator
@@ -152,4 +152,39 @@ export function tk_blockSumAtomic(input: usize, total: usize): void {
     syncthreads();
   }
   if (t == 0) atomicAdd<i32>(total, ldi<i32>(s, 0));
+}
+
+/**
+ * The CUDA programming guide's __threadfence() example (the last block adds the partial sums):
+ * each block's sum to result[blockIdx.x]; its thread 0 fences, then atomicInc(count); the block
+ * whose atomicInc returned gridDim.x - 1 — it observed every other block's — adds the partials
+ * into result[0] and resets count. Shared memory: word 0 the "last block" flag, then one word
+ * per thread. `fence` = 0 leaves the fence out: the corpus's racy twin.
+ */
+export function tk_lastBlockSum(input: usize, result: usize, count: usize, fence: i32): void {
+  const t = threadLinear(); const s = sharedMem();
+  sti<i32>(s, t + 1, ldi<i32>(input, gid()));
+  syncthreads();
+  for (let k = blockDim.x >> 1; k > 0; k >>= 1) {
+    if (t < k) sti<i32>(s, t + 1, ldi<i32>(s, t + 1) + ldi<i32>(s, t + k + 1));
+    syncthreads();
+  }
+  if (t == 0) {
+    sti<i32>(result, blockIdx.x, ldi<i32>(s, 1));
+    if (fence != 0) threadfence();
+    const ticket = atomicInc(count, <u32>gridDim.x);
+    st<i32>(s, ticket == <u32>(gridDim.x - 1) ? 1 : 0);
+  }
+  syncthreads();
+  if (ld<i32>(s) == 0) return;
+  let sum = 0;
+  for (let i = t; i < gridDim.x; i += blockDim.x) sum += ldi<i32>(result, i);
+  sti<i32>(s, t + 1, sum);
+  syncthreads();
+  if (t == 0) {
+    let total = 0;
+    for (let k = 0; k < blockDim.x; k++) total += ldi<i32>(s, k + 1);
+    sti<i32>(result, 0, total);
+    st<u32>(count, 0);
+  }
 }

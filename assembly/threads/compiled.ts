@@ -9,7 +9,10 @@
 // Barrier scopes passed to the host: 0 __syncthreads (orders the block's memory accesses),
 // 1 __syncwarp (orders the warp's), 2 a warp collective's meeting point (shuffle, vote): the
 // lanes meet to exchange values, but as in CUDA this orders no memory access, so code that
-// relies on a shuffle to publish a shared-memory store still gets a warp-sync hazard.
+// relies on a shuffle to publish a shared-memory store still gets a warp-sync hazard. A
+// collective passes its mask: the host reports lanes it names that exited without reaching it.
+// The host returns the lanes of the caller's warp that have not exited (CUDA's __activemask()
+// once the warp has met).
 
 export { threadIdx, blockIdx, blockDim, gridDim, __setLaunch, __setThread } from "./runtime";
 import { threadIdx, blockDim, sharedMem } from "./runtime";
@@ -17,7 +20,9 @@ import { threadIdx, blockDim, sharedMem } from "./runtime";
 // @ts-ignore: decorator
 @external("simt", "accessAt") declare function hostAccessAt(kind: i32, addr: usize, size: i32, site: i32): i32;
 // @ts-ignore: decorator
-@external("simt", "barrier") declare function hostBarrier(scope: i32, site: i32): void;
+@external("simt", "barrier") declare function hostBarrier(scope: i32, site: i32, mask: u32): u32;
+// @ts-ignore: decorator
+@external("simt", "fence") declare function hostFence(scope: i32, site: i32): void;
 // @ts-ignore: decorator
 @external("simt", "outOfBoundsAt") declare function hostOutOfBounds(kind: i32, array: i32, index: f64, length: i32, site: i32, base: usize, size: i32): void;
 
@@ -134,8 +139,16 @@ export function __atomicXor<T>(shared: bool, base: usize, len: i32, i: i64, v: T
 
 // --- barriers and collectives ------------------------------------------------------------------
 
-export function __syncthreads(site: i32): void { hostBarrier(0, site); }
-export function __syncwarp(site: i32): void { hostBarrier(1, site); }
+export function __syncthreads(site: i32): void { hostBarrier(0, site, 0); }
+export function __syncwarp(site: i32): void { hostBarrier(1, site, 0); }
+
+// Memory fences (scopes as src/race/threadRunner.ts reads them: 0 device, 1 block, 2 system).
+// The host runs one thread at a time, so a fence needs no wasm fence here: it is a scheduling
+// point whose site the race detector records (a fence, then an atomic, publishes the thread's
+// earlier writes to the threads that observe that atomic).
+export function __threadfence(site: i32): void { hostFence(0, site); }
+export function __threadfence_block(site: i32): void { hostFence(1, site); }
+export function __threadfence_system(site: i32): void { hostFence(2, site); }
 
 // @ts-ignore: decorator
 @inline function cell(t: i32): usize { return sharedMem() + (<usize>t << 3); }
@@ -144,7 +157,7 @@ export function __syncwarp(site: i32): void { hostBarrier(1, site); }
 function blockPredicate(pred: bool, site: i32, mode: i32): i32 {
   const me = tid();
   store<i32>(cell(me), pred ? 1 : 2); // 0 marks a thread that never arrived (exited)
-  hostBarrier(0, site);
+  hostBarrier(0, site, 0);
   let n = 0, live = 0;
   const nt = blockSize();
   for (let t = 0; t < nt; t++) {
@@ -152,7 +165,7 @@ function blockPredicate(pred: bool, site: i32, mode: i32): i32 {
     if (v != 0) live++;
     if (v == 1) n++;
   }
-  hostBarrier(0, site);
+  hostBarrier(0, site, 0);
   store<i32>(cell(me), 0);
   return mode == 0 ? n : mode == 1 ? <i32>(n > 0) : <i32>(n == live);
 }
@@ -160,52 +173,51 @@ export function __syncthreads_count(pred: bool, site: i32): i32 { return blockPr
 export function __syncthreads_or(pred: bool, site: i32): i32 { return blockPredicate(pred, site, 1); }
 export function __syncthreads_and(pred: bool, site: i32): i32 { return blockPredicate(pred, site, 2); }
 
-/** Exchange through the warp: store, meet at a warp barrier, read lane `src`, meet again. */
-function exchange<T>(v: T, src: i32, site: i32): T {
+/** Exchange through the warp: store, meet at a warp barrier (checking `mask`), read lane `src`, meet again. */
+function exchange<T>(v: T, src: i32, site: i32, mask: u32): T {
   const me = tid();
   store<T>(cell(me), v);
-  hostBarrier(2, site);
+  hostBarrier(2, site, mask);
   const s = (me & ~31) + src;
   const r = s < blockSize() ? load<T>(cell(s)) : v;
-  hostBarrier(2, site);
+  hostBarrier(2, site, 0);
   return r;
 }
 
 export function __shfl_sync<T>(mask: u32, v: T, srcLane: i32, width: i32, site: i32): T {
   const lane = tid() & 31;
-  return exchange<T>(v, (lane & ~(width - 1)) + (srcLane & (width - 1)), site);
+  return exchange<T>(v, (lane & ~(width - 1)) + (srcLane & (width - 1)), site, mask);
 }
 export function __shfl_up_sync<T>(mask: u32, v: T, delta: u32, width: i32, site: i32): T {
   const lane = tid() & 31;
-  return exchange<T>(v, (lane & (width - 1)) >= <i32>delta ? lane - <i32>delta : lane, site);
+  return exchange<T>(v, (lane & (width - 1)) >= <i32>delta ? lane - <i32>delta : lane, site, mask);
 }
 export function __shfl_down_sync<T>(mask: u32, v: T, delta: u32, width: i32, site: i32): T {
   const lane = tid() & 31;
-  return exchange<T>(v, (lane & (width - 1)) + <i32>delta < width ? lane + <i32>delta : lane, site);
+  return exchange<T>(v, (lane & (width - 1)) + <i32>delta < width ? lane + <i32>delta : lane, site, mask);
 }
 export function __shfl_xor_sync<T>(mask: u32, v: T, laneMask: i32, width: i32, site: i32): T {
   const lane = tid() & 31;
   const src = lane ^ laneMask;
   const segmentEnd = (lane & ~(width - 1)) + width;
-  return exchange<T>(v, src >= segmentEnd || src < 0 || src >= 32 ? lane : src, site);
+  return exchange<T>(v, src >= segmentEnd || src < 0 || src >= 32 ? lane : src, site, mask);
 }
 
-function ballot(pred: bool, site: i32): u32 {
+/** The predicates of the warp's lanes that have not exited, as bits (the host says which those are). */
+function ballot(pred: bool, site: i32, mask: u32): u32 {
   const me = tid();
   store<i32>(cell(me), pred ? 1 : 0);
-  hostBarrier(2, site);
+  const live = hostBarrier(2, site, mask);
   const first = me & ~31;
   const end = min(32, blockSize() - first);
   let bits: u32 = 0;
-  for (let l = 0; l < end; l++) if (load<i32>(cell(first + l)) != 0) bits |= <u32>1 << <u32>l;
-  hostBarrier(2, site);
+  for (let l = 0; l < end; l++) if ((live >> <u32>l) & 1 && load<i32>(cell(first + l)) != 0) bits |= <u32>1 << <u32>l;
+  hostBarrier(2, site, 0);
   return bits;
 }
-export function __ballot_sync(mask: u32, pred: bool, site: i32): u32 { return ballot(pred, site) & mask; }
-export function __any_sync(mask: u32, pred: bool, site: i32): bool { return (ballot(pred, site) & mask) != 0; }
-export function __all_sync(mask: u32, pred: bool, site: i32): bool { return (ballot(pred, site) & mask) == (mask & __activemask()); }
-export function __activemask(): u32 {
-  const first = tid() & ~31;
-  const end = min(32, blockSize() - first);
-  return end >= 32 ? 0xffffffff : (<u32>1 << <u32>end) - 1;
-}
+export function __ballot_sync(mask: u32, pred: bool, site: i32): u32 { return ballot(pred, site, mask) & mask; }
+export function __any_sync(mask: u32, pred: bool, site: i32): bool { return (ballot(pred, site, mask) & mask) != 0; }
+/** Every live lane of the mask has the predicate: none of them has its negation. */
+export function __all_sync(mask: u32, pred: bool, site: i32): bool { return (ballot(!pred, site, mask) & mask) == 0; }
+/** CUDA's __activemask(): the warp meets (naming no lanes), and the host says which lanes have not exited. */
+export function __activemask(site: i32): u32 { return hostBarrier(2, site, 0); }

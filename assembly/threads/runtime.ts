@@ -2,10 +2,11 @@
 // module (build/threads.wasm) and transformed by Binaryen's asyncify so that the host can
 // suspend an emulated thread at every yield point and resume threads in any order it chooses.
 //
-// Yield points are calls of the host imports below: every `ld`/`st`, every atomic, and every
-// barrier (`syncthreads`, `syncwarp`). A thread kernel must reach memory that other threads can
-// see (global arrays, `sharedMem()`) only through these helpers; a plain `load`/`store` is not
-// a yield point and is invisible to the race detector.
+// Yield points are calls of the host imports below: every `ld`/`st`, every atomic, every
+// barrier (`syncthreads`, `syncwarp`) and every fence (`threadfence`, `threadfence_block`). A
+// thread kernel must reach memory that other threads can see (global arrays, `sharedMem()`)
+// only through these helpers; a plain `load`/`store` is not a yield point and is invisible to
+// the race detector.
 //
 // Rules (see docs/race-tools.md):
 // - No static data and no managed allocation: the module shares the device memory with the
@@ -23,6 +24,8 @@ export const ATOMIC: i32 = 2;
 @external("simt", "access") declare function hostAccess(kind: i32, addr: usize, size: i32): i32;
 // @ts-ignore: decorator
 @external("simt", "barrier") declare function hostBarrier(scope: i32, site: i32): void;
+// @ts-ignore: decorator
+@external("simt", "fence") declare function hostFence(scope: i32, site: i32): void;
 
 export namespace threadIdx { export let x: i32 = 0; export let y: i32 = 0; export let z: i32 = 0; }
 export namespace blockIdx { export let x: i32 = 0; export let y: i32 = 0; export let z: i32 = 0; }
@@ -114,3 +117,7 @@ export function atomicInc(p: usize, val: u32): u32 {
 export function syncthreads(site: i32 = 0): void { hostBarrier(0, site); }
 /** __syncwarp() (full mask): orders the accesses of the lanes of this warp. */
 export function syncwarp(site: i32 = 0): void { hostBarrier(1, site); }
+/** __threadfence(): this thread's earlier writes are seen by a thread of any block that observes its next atomic. */
+export function threadfence(site: i32 = 0): void { hostFence(0, site); }
+/** __threadfence_block(): the same for the threads of this block. */
+export function threadfence_block(site: i32 = 0): void { hostFence(1, site); }

@@ -101,7 +101,7 @@ export async function asyncify(binary: Uint8Array): Promise<Uint8Array> {
     // on, Binaryen writes newer encodings (compact import sections) that engines reject.
     const F = binaryen.Features;
     m.setFeatures(F.MVP | F.Atomics | F.MutableGlobals | F.NontrappingFPToInt | F.SIMD128 | F.BulkMemory | F.BulkMemoryOpt | F.SignExt);
-    binaryen.setPassArgument('asyncify-imports', 'simt.accessAt,simt.barrier');
+    binaryen.setPassArgument('asyncify-imports', 'simt.accessAt,simt.barrier,simt.fence');
     binaryen.setOptimizeLevel(2);
     m.runPasses(['asyncify']);
     m.optimize();

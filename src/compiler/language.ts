@@ -47,6 +47,14 @@ export const ATOMICS: Record<string, { helper: string; operands: number; u32only
   atomicXor: { helper: '__atomicXor', operands: 1, integerOnly: true },
 };
 
+/**
+ * Memory fences: `__threadfence()` (device scope), `__threadfence_block()` (the block),
+ * `__threadfence_system()` (device and host: the device here). No scheduling point of the
+ * block form (a wasm `atomic.fence()` where it stands); one of the fine-grained form, where
+ * the race detector takes a fence followed by an atomic as publishing the thread's writes.
+ */
+export const FENCES = new Set(['__threadfence', '__threadfence_block', '__threadfence_system']);
+
 /** Shared-memory declarations: `__shared__<T>(n)` (static) and `__extern_shared__<T>()` (the launch's dynamic bytes). */
 export const SHARED_DECLS = new Set(['__shared__', '__extern_shared__']);
 
@@ -66,7 +74,7 @@ export function isRawMemoryCall(callee: string): boolean {
 /** Every name of the language (what `import … from "simt/kernel"` may bring in). */
 export function isLanguageName(name: string): boolean {
   return INDEX_VARIABLES.has(name) || BARRIERS.has(name) || BLOCK_PREDICATES.has(name) || WARP_VOTES.has(name) ||
-    name in WARP_SHUFFLES || name in ATOMICS || SHARED_DECLS.has(name) || name === 'warpSize' || name === '__activemask';
+    name in WARP_SHUFFLES || name in ATOMICS || SHARED_DECLS.has(name) || FENCES.has(name) || name === 'warpSize' || name === '__activemask';
 }
 
 /** Calls that are scheduling points of the block (regions split at them). */

@@ -248,6 +248,11 @@ export class ExprEmitter extends TypedEmitter {
         const v = name === 'rotl' ? `((${x} << ${k}) | (${x} >> ((32u - ${k}) & 31u)))` : `((${x} >> ${k}) | (${x} << ((32u - ${k}) & 31u)))`;
         return t === 'i32' ? `i32(${v})` : v;
       }
+      case '__threadfence': case '__threadfence_block': case '__threadfence_system':
+        // WGSL's atomics are relaxed and it has no fence; storageBarrier() is a workgroup-wide
+        // control barrier that every invocation must reach (not in a thread's own branch, where
+        // CUDA's fences stand) and orders nothing between workgroups.
+        return this.fail(e, `${name}() has no WGSL form: WGSL has no memory fence (its atomics are relaxed, and storageBarrier() is a workgroup barrier that orders nothing between workgroups); run this kernel on wasm or serial`);
       case '__activemask':
         if (this.g.exitMode) return this.fail(e, '__activemask() in a kernel whose threads may return early has no WGSL form yet');
         this.g.helpers.set('sx_activeLanes', ACTIVE_LANES_FN);

@@ -3,7 +3,7 @@
 
 import { type AstNode, NK, LK, textOf, operatorOf } from './ast.js';
 import type { Decl, FunctionInfo } from './frontend.js';
-import { ATOMICS, BLOCK_PREDICATES, CONVERSION_TYPES, WARP_SHUFFLES } from './language.js';
+import { ATOMICS, BLOCK_PREDICATES, CONVERSION_TYPES, FENCES, WARP_SHUFFLES } from './language.js';
 import { type WType, commonType, reprOf, isSmall } from './wgslTypes.js';
 import type { KernelGen } from './wgslKernel.js';
 import { type ArrRef, type FnCtx, isAssignOp } from './wgslModel.js';
@@ -125,6 +125,7 @@ export class TypedEmitter {
     if (name === '__ballot_sync' || name === '__activemask') return 'u32';
     if (name === '__any_sync' || name === '__all_sync') return 'bool';
     if (BLOCK_PREDICATES.has(name)) return 'i32';
+    if (FENCES.has(name)) return 'i32'; // void, as a void device function; its translation says why it has no WGSL form
     const f = this.g.fe.functions.find((x) => x.name === name && !x.exported);
     if (f) return f.returnType === 'void' ? 'i32' : this.g.typeOfText(f.returnType, e, this.file);
     return this.fail(e, `'${name}' has no WGSL form`);

@@ -146,6 +146,12 @@ export const corpus: RaceJob<Inputs>[] = [
     launches: [{ kernel: 'crossBlockPublish', grid: 2, block: 2, args: ['data', 'flag', 'out'] }], outputs: ['out'],
   }),
   job({
+    name: 'lastBlockSumNoFence', racy: true, expect: ['data-race'],
+    summary: 'the CUDA guide\'s last-block sum without its __threadfence(): the last block reads the partial sums unordered',
+    buffers: { input: ['i32', vals(12)], result: ['i32', 3], count: ['u32', 1] },
+    launches: [{ kernel: 'lastBlockSum', grid: 3, block: 4, shared: 20, args: ['input', 'result', 'count', 0] }], outputs: ['result', 'count'],
+  }),
+  job({
     name: 'oobWrite', racy: true, expect: ['out-of-bounds'], summary: '8 threads write a 6-element array without a bounds guard',
     buffers: { out: ['i32', 6] }, launches: [{ kernel: 'oobWrite', grid: 1, block: 8, args: ['out', 6] }], outputs: ['out'],
   }),
@@ -302,6 +308,12 @@ export const corpus: RaceJob<Inputs>[] = [
     name: 'warpExchangeSync', racy: false, summary: 'lanes swap values through shared memory with __syncwarp',
     buffers: { input: ['i32', vals(32)], out: ['i32', 32] },
     launches: [{ kernel: 'warpExchangeSync', grid: 1, block: 32, shared: 128, args: ['input', 'out'] }], outputs: ['out'],
+  }),
+  job({
+    name: 'lastBlockSum', racy: false,
+    summary: 'the CUDA guide\'s __threadfence() example: partial sums, fence, atomicInc; the block that saw the others\' atomics adds the partials',
+    buffers: { input: ['i32', vals(12)], result: ['i32', 3], count: ['u32', 1] },
+    launches: [{ kernel: 'lastBlockSum', grid: 3, block: 4, shared: 20, args: ['input', 'result', 'count', 1] }], outputs: ['result', 'count'],
   }),
   job({
     name: 'blockSumAtomic', racy: false, summary: 'block reductions with barriers, one integer atomicAdd per block',

@@ -194,7 +194,7 @@ function reportKey(r: RaceReport): string {
   const site = (t: RaceReport['first']): string => (t ? t.location ?? '' : '');
   const where = r.kind === 'data-race' || r.kind === 'warp-sync-hazard'
     ? `${r.hazard}:${r.atomic}:${site(r.first)}:${site(r.second)}${r.first?.location ? '' : `:${r.offset}`}`
-    : `${r.offset ?? ''}:${r.barrier ?? ''}`;
+    : r.kind === 'warp-divergence' ? site(r.first) : `${r.offset ?? ''}:${r.barrier ?? ''}`;
   return `${r.kind}:${r.kernel}:${r.space ?? ''}:${r.buffer ?? ''}:${where}`;
 }
 

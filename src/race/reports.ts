@@ -7,6 +7,7 @@ export type ReportKind =
   | 'data-race'                  // two threads of different warps or blocks (or lanes storing in one instruction), unordered, one writes
   | 'warp-sync-hazard'           // the same, between lanes of one warp at different instructions: code relying on lock-step without __syncwarp
   | 'barrier-divergence'         // a thread exits or waits elsewhere while others wait at a __syncthreads
+  | 'warp-divergence'            // a warp shuffle or vote whose mask names lanes that exited without reaching it
   | 'out-of-bounds'              // an access outside every allocation (and outside the block's shared memory)
   | 'schedule-dependent-output'  // two schedules gave different outputs, and the kernel has races
   | 'atomic-order-output';       // no race, but the output follows the order of atomics (a note, not a hazard)
@@ -51,6 +52,10 @@ export interface RaceReport {
   second?: AccessRef | ThreadRef;
   /** barrier-divergence: the barrier (count of __syncthreads the waiting threads reached) and sites. */
   barrier?: number;
+  /** warp-divergence: the warp (in its block), the mask its lanes passed, and the lanes it names that exited without reaching it. */
+  warp?: number;
+  mask?: number;
+  missingLanes?: number[];
   /** schedule-dependent-output / atomic-order-output: the two schedules. */
   schedules?: [string, string];
   /** error (fails the run), warning (e.g. two writes of the same value), note (atomic-order output). */

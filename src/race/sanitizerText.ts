@@ -62,6 +62,10 @@ export function formatSanitizerReport(r: RaceReport, replay?: (schedule: string)
   } else if (r.kind === 'barrier-divergence') {
     out.push(`${BAR} ${sev}: Divergent __syncthreads in kernel ${r.kernel}: ${r.message}`);
     for (const t of [r.first, r.second]) if (t?.location) out.push(`${BAR}     ${coords(t)}: ${t.what ?? 'barrier'} at ${t.location}`);
+  } else if (r.kind === 'warp-divergence') {
+    const count = r.count ?? 1;
+    out.push(`${BAR} ${sev}: Divergent warp operation in kernel ${r.kernel}: ${r.message}${count > 1 ? ` [${count} warps]` : ''}`);
+    if (r.first?.location) out.push(`${BAR}     ${coords(r.first)}: ${r.first.what ?? 'warp operation'} at ${r.first.location}`);
   } else if (r.kind === 'out-of-bounds') {
     const a = r.first as AccessRef | undefined;
     const size = a && 'size' in a && a.size ? ` of size ${a.size} byte${a.size === 1 ? '' : 's'}` : '';

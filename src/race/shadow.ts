@@ -2,8 +2,9 @@
 // arrays (no object per access), so a racecheck's cost follows the accesses, not the threads.
 //
 // Two accesses race when they come from different threads, are not ordered by a barrier (same
-// barrier interval of one block, or different blocks of one launch), are not both atomic and at
-// least one writes. Each byte keeps four records — the last plain write, the last atomic and
+// barrier interval of one block, or different blocks of one launch) nor by a fence and an
+// atomic that the later access's thread observed (fences.ts), are not both atomic and at least
+// one writes. Each byte keeps four records — the last plain write, the last atomic and
 // up to two plain reads (of different threads) — which is enough to find a race on every racy
 // byte; a report needs one pair, and the pair count of a hazard is counted per access.
 //
@@ -12,10 +13,13 @@
 // the access's source site. Records are per byte, so accesses of different sizes that overlap
 // (a u8 store and an i32 store of the same word) meet on the bytes they share.
 
+import { type FenceOrder, clockKnows } from './fences.js';
+
 export const READ = 0, WRITE = 1, ATOMIC = 2;
 
 /** Where a thread stands in the barrier order: one row per (thread, interval). */
 export class Stamps {
+  constructor(readonly fences: FenceOrder) {}
   gid = new Int32Array(1024);
   blk = new Int32Array(1024);
   /** The thread's warp within its block (threadLinear / warpSize). */
@@ -24,14 +28,16 @@ export class Stamps {
   epoch = new Int32Array(1024);
   /** The warp's barrier count (__syncwarp and __syncthreads) when the access was made. */
   wepoch = new Int32Array(1024);
+  /** What the thread knew through fences and atomics (FenceOrder's clock row; 0: nothing). */
+  clock = new Int32Array(1024);
   count = 0;
 
   reset(): void { this.count = 0; }
 
-  add(gid: number, blk: number, warp: number, epoch: number, wepoch: number): number {
+  add(gid: number, blk: number, warp: number, epoch: number, wepoch: number, clock: number): number {
     if (this.count === this.gid.length) this.grow();
     const s = this.count++;
-    this.gid[s] = gid; this.blk[s] = blk; this.warp[s] = warp; this.epoch[s] = epoch; this.wepoch[s] = wepoch;
+    this.gid[s] = gid; this.blk[s] = blk; this.warp[s] = warp; this.epoch[s] = epoch; this.wepoch[s] = wepoch; this.clock[s] = clock;
     return s;
   }
 
@@ -39,17 +45,26 @@ export class Stamps {
     const n = this.gid.length * 2;
     const g = (a: Int32Array): Int32Array<ArrayBuffer> => { const b = new Int32Array(n); b.set(a); return b; };
     this.gid = g(this.gid); this.blk = g(this.blk); this.warp = g(this.warp); this.epoch = g(this.epoch); this.wepoch = g(this.wepoch);
+    this.clock = g(this.clock);
+  }
+
+  /** True when the clock of `b` knows access `a` (of another thread, not ordered by a barrier). */
+  knows(a: number, b: number): boolean {
+    const c = this.clock[b]!;
+    return c !== 0 && clockKnows(this.fences.clock(c), this.blk[a]!, this.epoch[a]!, this.gid[a]!, a);
   }
 
   /**
    * True when access `a` (made earlier in the run) happens before `b`: the same thread, or
-   * one block with a __syncthreads between them, or one warp with a __syncwarp between them.
+   * one block with a __syncthreads between them, or one warp with a __syncwarp between them,
+   * or a fence and an atomic that b's thread observed (fences.ts).
    */
   ordered(a: number, b: number): boolean {
     if (this.gid[a] === this.gid[b]) return true;
-    if (this.blk[a] !== this.blk[b]) return false;
+    if (this.blk[a] !== this.blk[b]) return this.knows(a, b);
     if (this.epoch[a] !== this.epoch[b]) return true;
-    return this.warp[a] === this.warp[b] && this.wepoch[a] !== this.wepoch[b];
+    if (this.warp[a] === this.warp[b] && this.wepoch[a] !== this.wepoch[b]) return true;
+    return this.knows(a, b);
   }
 }
 
@@ -93,15 +108,20 @@ export class Shadow {
   /** The stamp of the access being recorded. */
   private cur = 0;
 
-  /** True when the access of stamp x happens before the current one (Stamps.ordered, inlined by hand: the inner loop). */
+  /**
+   * True when the access of stamp x happens before the current one (Stamps.ordered, inlined by
+   * hand: the inner loop). The clock test runs only where barriers leave the pair unordered,
+   * and costs one load when the current access's thread knows nothing through fences.
+   */
   private before(x: number): boolean {
     const st = this.stamps, s = this.cur;
     if (x === s) return true;
     const gid = st.gid;
     if (gid[x] === gid[s]) return true;
-    if (st.blk[x] !== st.blk[s]) return false;
+    if (st.blk[x] !== st.blk[s]) return st.clock[s] !== 0 && st.knows(x, s);
     if (st.epoch[x] !== st.epoch[s]) return true;
-    return st.warp[x] === st.warp[s] && st.wepoch[x] !== st.wepoch[s];
+    if (st.warp[x] === st.warp[s] && st.wepoch[x] !== st.wepoch[s]) return true;
+    return st.clock[s] !== 0 && st.knows(x, s);
   }
 
   private lastPageNo = -1;

@@ -1,6 +1,6 @@
 // What the fine-grained scheduler runs: a thread-kernel program, instantiated on the device's
 // memory with the scheduler's hooks as its imports. Two kinds share one interface:
-// - simt's own thread kernels (build/threads.wasm, `tk_*`, imports `simt.access`/`simt.barrier`);
+// - simt's own thread kernels (build/threads.wasm, `tk_*`, imports `simt.access`/`simt.barrier`/`simt.fence`);
 // - the fine-grained form of a compiled kernel module (`KernelModule.fineWasm`), whose accesses
 //   carry a source site (`simt.accessAt`), whose bounds checks call `simt.outOfBoundsAt`, and
 //   whose array parameters are (pointer, length) pairs.
@@ -30,8 +30,14 @@ export interface ThreadExports {
 export interface ThreadHooks {
   /** A scheduling point before an access: returns 0 to suppress it (out of bounds). `site` is -1 when unknown. */
   access(kind: number, addr: number, size: number, site: number): number;
-  /** scope 0 __syncthreads, 1 __syncwarp, 2 a warp collective's meeting point (orders no memory). */
-  barrier(scope: number, site: number): void;
+  /**
+   * scope 0 __syncthreads, 1 __syncwarp, 2 a warp collective's meeting point (orders no
+   * memory; `mask`: the lanes the shuffle or vote names, 0 for none). Returns the lanes of the
+   * caller's warp that have not exited, once it runs on.
+   */
+  barrier(scope: number, site: number, mask: number): number;
+  /** A memory fence: scope 0 __threadfence (device), 1 __threadfence_block, 2 __threadfence_system. A scheduling point. */
+  fence(scope: number, site: number): void;
   /**
    * A compiled kernel's bounds check failed (`kind` as in `access`; `base` the array's address,
    * `size` its element bytes): throws OutOfBoundsTrap to end the thread there, or (memcheck)
@@ -96,13 +102,17 @@ export async function instantiateBuiltin(memory: WebAssembly.Memory, hooks: Thre
   const module = await loadThreadsModule();
   const instance = new WebAssembly.Instance(module, {
     env: { memory },
-    simt: { access: (k: number, a: number, s: number) => hooks.access(k, a >>> 0, s, -1), barrier: (sc: number, si: number) => hooks.barrier(sc, si) },
+    simt: {
+      access: (k: number, a: number, s: number) => hooks.access(k, a >>> 0, s, -1),
+      barrier: (sc: number, si: number) => { hooks.barrier(sc, si, 0); },
+      fence: (sc: number, si: number) => hooks.fence(sc, si),
+    },
   });
   return { ex: instance.exports as unknown as ThreadExports, kernels: kernelExports(module, instance), reservedShared: 0, stackBytes: BUILTIN_STACK_BYTES };
 }
 
 /** What a compiled module's fine form may import: anything else was built by another simt. */
-const FINE_IMPORTS = new Set(['env.memory', 'simt.accessAt', 'simt.barrier', 'simt.outOfBoundsAt']);
+const FINE_IMPORTS = new Set(['env.memory', 'simt.accessAt', 'simt.barrier', 'simt.fence', 'simt.outOfBoundsAt']);
 const fineModules = new Map<string, Promise<WebAssembly.Module>>();
 
 /** Compiles a module's fine-grained form (once per module id) and checks its imports and exports. */
@@ -143,7 +153,8 @@ export async function instantiateCompiled(m: KernelModule, memory: WebAssembly.M
     env: { memory },
     simt: {
       accessAt: (k: number, a: number, s: number, site: number) => hooks.access(k, a >>> 0, s, site),
-      barrier: (sc: number, si: number) => hooks.barrier(sc, si),
+      barrier: (sc: number, si: number, mask: number) => hooks.barrier(sc, si, mask >>> 0),
+      fence: (sc: number, si: number) => hooks.fence(sc, si),
       outOfBoundsAt: (kind: number, array: number, index: number, length: number, site: number, base: number, size: number) =>
         hooks.outOfBounds(kind, array, index, length, site, base >>> 0, size),
     },

@@ -3,11 +3,11 @@
 // threadProgram.ts) on the host, one emulated thread at a time, in the device's own memory.
 //
 // Each emulated thread is a call of the kernel export that runs until a yield point (an
-// access, an atomic or a barrier: imports `simt.access[At]` / `simt.barrier`). There the scheduler
-// asks its Chooser which runnable thread runs next; if it is another one, the current thread
-// unwinds (asyncify saves its wasm locals and call stack into its own buffer in device memory)
-// and the chosen one is rewound from its buffer. Staying on the same thread costs one import
-// call; a switch costs an unwind and a rewind (≈1 µs).
+// access, an atomic, a barrier or a fence: imports `simt.access[At]`, `simt.barrier`,
+// `simt.fence`). There the scheduler asks its Chooser which runnable thread runs next; if it
+// is another one, the current thread unwinds (asyncify saves its wasm locals and call stack
+// into its own buffer in device memory) and the chosen one is rewound from its buffer. Staying
+// on the same thread costs one import call; a switch costs an unwind and a rewind (≈1 µs).
 //
 // Blocks are resident together (up to `maxResidentThreads`; beyond that the grid runs in waves
 // of consecutive blocks), so threads of different blocks interleave as on a GPU. A barrier
@@ -24,6 +24,7 @@ import type { KernelModule, ModuleKernelMeta, ModuleSite } from '../kernelModule
 import type { Chooser } from './schedule.js';
 import type { AccessKind, HazardType, RaceReport, ThreadRef } from './reports.js';
 import { fmtLocation } from './reports.js';
+import { FenceOrder } from './fences.js';
 import { ATOMIC, type Conflict, READ, Shadow, Stamps, WRITE } from './shadow.js';
 import type { MemoryChecker } from './memoryChecker.js';
 import {
@@ -120,6 +121,9 @@ export class ThreadRunner {
   private waiting!: Uint8Array;   // RUNS, AT_SYNCTHREADS, AT_SYNCWARP, AT_COLLECTIVE
   private bcount!: Int32Array;    // __syncthreads arrived at
   private site!: Int32Array;
+  /** A lane at a warp shuffle or vote: its site, and the mask it names; once released, the warp's lanes that had not exited. */
+  private warpSite!: Int32Array;
+  private warpMask!: Uint32Array;
   private epoch!: Int32Array;     // per resident block
   private wepoch!: Int32Array;    // per resident (block, warp)
   private cur = -1;
@@ -129,7 +133,9 @@ export class ThreadRunner {
   private released = false;
   private switchTo = -1;
   private rewinding = false;
-  private readonly stamps = new Stamps();
+  /** Cross-block order through fences and atomics (the detector's; fences.ts). */
+  private readonly fences = new FenceOrder();
+  private readonly stamps = new Stamps(this.fences);
   private readonly shadow = new Shadow(this.stamps);
   /** Per resident thread: its interval stamp (-1: none yet in this barrier interval). */
   private stampOf!: Int32Array;
@@ -163,7 +169,8 @@ export class ThreadRunner {
   /** The imports every program calls (bound once: programs share the scheduler). */
   private readonly hooks: ThreadHooks = {
     access: (k, a, s, site) => this.onAccess(k, a, s, site),
-    barrier: (scope, site) => this.onBarrier(scope, site),
+    barrier: (scope, site, mask) => this.onBarrier(scope, site, mask),
+    fence: (scope, site) => this.onFence(scope, site),
     outOfBounds: (kind, array, index, length, site, base, size) => {
       if (!this.opts.memcheck) throw new OutOfBoundsTrap(array, index, length, site);
       this.opts.memcheck.outOfBounds(this.gidOf(this.cur), kind, array, index, length, site, base, size);
@@ -226,6 +233,7 @@ export class ThreadRunner {
     this.maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
     this.shadow.clear();
     this.stamps.reset();
+    this.fences.clear();
     this.seen.clear();
     this.hazards.clear();
     this.sameValue.clear();
@@ -308,9 +316,12 @@ export class ThreadRunner {
     this.waiting = new Uint8Array(n);
     this.bcount = new Int32Array(n);
     this.site = new Int32Array(n);
+    // Written at a lane's arrival before anything reads them: kept from wave to wave.
+    if (!this.warpMask || this.warpMask.length < n) { this.warpSite = new Int32Array(n); this.warpMask = new Uint32Array(n); }
     this.epoch = new Int32Array(nBlocks);
     this.wepoch = new Int32Array(nBlocks * this.warpsPerBlock);
     this.stampOf = new Int32Array(n).fill(-1);
+    this.fences.wave(n);
     const s0 = this.sharedArea!.byteOffset, s1 = s0 + nBlocks * this.sharedStride;
     this.u8.fill(0, s0, s1);
     this.opts.memcheck?.beginWave(s0, s1);
@@ -477,17 +488,36 @@ export class ThreadRunner {
     return 0;
   }
 
-  private onBarrier(scope: number, site: number): void {
+  /** A fence is a scheduling point (explore may switch threads there), like an access. */
+  private onFence(scope: number, site: number): void {
     if (this.pending) this.settle();
     if (this.rewinding) {
       this.ex.asyncify_stop_rewind();
       this.rewinding = false;
+      this.performFence(this.cur, scope);
       return;
+    }
+    this.lastSite = site;
+    this.tick();
+    if (this.opts.chooser.coarse) { this.performFence(this.cur, scope); return; }
+    const next = this.pickNext();
+    if (next === this.cur) { this.performFence(this.cur, scope); return; }
+    this.switchTo = next;
+    this.unwind(this.cur);
+  }
+
+  /** Returns (to a thread that runs on) the lanes of its warp that had not exited when it was released. */
+  private onBarrier(scope: number, site: number, mask: number): number {
+    if (this.pending) this.settle();
+    if (this.rewinding) {
+      this.ex.asyncify_stop_rewind();
+      this.rewinding = false;
+      return this.warpMask[this.cur]!;
     }
     const i = this.cur;
     const b = Math.floor(i / this.bt);
     // Shuffles and votes exchange values among 32 lanes (the runtime's layout): a narrower warp would meet too early.
-    if (scope === 2 && this.warpSize !== 32) throw new LaunchConfigError(`warp shuffles and votes need warpSize 32 (this launch has ${this.warpSize})`);
+    if (scope === 2 && this.warpSize !== 32) throw new LaunchConfigError(`warp shuffles, votes and __activemask need warpSize 32 (this launch has ${this.warpSize})`);
     this.lastSite = site;
     this.markBlocked(i, false);
     if (scope === 0) {
@@ -497,13 +527,16 @@ export class ThreadRunner {
       this.tryRelease(b);
     } else {
       this.waiting[i] = scope === 1 ? AT_SYNCWARP : AT_COLLECTIVE;
+      this.warpSite[i] = site;
+      this.warpMask[i] = mask;
       this.tryReleaseWarp(b, Math.floor((i - b * this.bt) / this.warpSize));
     }
     this.tick();
     const next = this.pickNext();
-    if (next === i) return;
+    if (next === i) return this.warpMask[i]!;
     this.switchTo = next;
     this.unwind(i);
+    return 0;
   }
 
   /** The site of the running thread's last scheduling point (where a budget stop names it). */
@@ -546,12 +579,59 @@ export class ThreadRunner {
       any = true;
     }
     if (!any) return;
+    if (!orders) this.checkWarpMasks(b, w, lo, hi);
+    this.setLiveLanes(lo, hi);
     for (let i = lo; i < hi; i++) if (!this.done[i]) { this.waiting[i] = RUNS; this.runnableCount++; }
     this.markReleased(lo);
     if (orders) {
       this.wepoch[b * this.warpsPerBlock + w]!++;
       this.stampOf.fill(-1, lo, hi);
+      if (this.fences.active) this.fences.barrier(lo, hi);
     }
+  }
+
+  /** The lanes of warp [lo, hi) that have not exited: what each of its released threads is told (CUDA's __activemask()). */
+  private setLiveLanes(lo: number, hi: number): void {
+    let live = 0;
+    for (let i = lo; i < hi; i++) if (!this.done[i]) live |= 1 << (i - lo);
+    for (let i = lo; i < hi; i++) this.warpMask[i] = live;
+  }
+
+  /**
+   * A warp shuffle or vote meets: the lanes its mask names must all take part (CUDA leaves the
+   * result undefined otherwise). Lanes named that exited without reaching it are reported as
+   * `warp-divergence`, once per source site (with a count of the warps).
+   */
+  private checkWarpMasks(b: number, w: number, lo: number, hi: number): void {
+    let named = 0, exited = 0, waiting = 0, first = -1;
+    for (let i = lo; i < hi; i++) {
+      const bit = 1 << (i - lo);
+      if (this.done[i]) exited |= bit;
+      else if (this.waiting[i] === AT_COLLECTIVE && this.warpMask[i]) {
+        named |= this.warpMask[i]!;
+        waiting |= bit;
+        if (first < 0) first = i;
+      }
+    }
+    const missing = (named & exited) >>> 0;
+    if (!missing) return;
+    const site = this.warpSite[first]!;
+    const key = `warp-divergence:${site}`;
+    const known = this.hazards.get(key);
+    if (known) { known.count = (known.count ?? 1) + 1; return; }
+    const a = { ...this.threadRef(first), ...this.siteRef(site) };
+    const lanes = laneList(missing);
+    const o = this.threadRef(lo + lanes[0]!);
+    const what = this.sites[site]?.what ?? 'a warp shuffle or vote';
+    const r: RaceReport = {
+      kind: 'warp-divergence', kernel: this.kernelName, severity: 'error', first: a, second: o, count: 1,
+      warp: w, mask: named >>> 0, missingLanes: lanes,
+      message: `block (${a.block.join(',')}) warp ${w}: ${what}${fmtLocation(a)} names lanes ${fmtLanes(lanes)} in its mask 0x${(named >>> 0).toString(16)}, ` +
+        `but they exited without reaching it (lanes ${fmtLanes(laneList(waiting >>> 0))} wait there): CUDA leaves the result undefined when a lane the mask names does not take part`,
+    };
+    if (this.opts.reports.length >= (this.opts.maxReports ?? 200)) return;
+    this.hazards.set(key, r);
+    this.report(r);
   }
 
   /** Releases every waiting thread of block b, reporting divergence among them. */
@@ -584,12 +664,14 @@ export class ThreadRunner {
         }
       }
     }
+    for (let l = lo; l < hi; l += this.warpSize) this.setLiveLanes(l, Math.min(l + this.warpSize, hi));
     for (let i = lo; i < hi; i++) if (!this.done[i] && this.waiting[i]) { this.waiting[i] = RUNS; this.runnableCount++; }
     this.markReleased(lo);
     this.epoch[b]!++;
     const warps = this.warpsPerBlock;
     for (let w = 0; w < warps; w++) this.wepoch[b * warps + w]!++;
     this.stampOf.fill(-1, lo, hi);
+    if (this.fences.active) this.fences.barrier(lo, hi);
   }
 
   /** Nothing runnable but threads wait: release a block whose live threads all wait (mixed barriers). */
@@ -693,6 +775,14 @@ export class ThreadRunner {
     return 1;
   }
 
+  /** Thread i passes a fence: its accesses so far are released (fences.ts); later ones get a new stamp. */
+  private performFence(i: number, scope: number): void {
+    if (!this.opts.detect) return;
+    const b = Math.floor(i / this.bt);
+    this.fences.fence(i, scope, this.waveFirstBlock + b, this.epoch[b]!, this.gidOf(i), this.stamps.count);
+    this.stampOf[i] = -1;
+  }
+
   /** Where block b's shared memory (as the kernel sees it, past the runtime's reserved bytes) starts. */
   private sharedBase(b: number): number {
     return this.sharedArea!.byteOffset + b * this.sharedStride + this.prog.reservedShared;
@@ -739,7 +829,8 @@ export class ThreadRunner {
     let st = this.stampOf[i]!;
     if (st < 0) {
       const b = Math.floor(i / this.bt), w = Math.floor((i - b * this.bt) / this.warpSize);
-      st = this.stamps.add(this.gidOf(i), this.waveFirstBlock + b, w, this.epoch[b]!, this.wepoch[b * this.warpsPerBlock + w]!);
+      const clock = this.fences.active ? this.fences.clockOf(i) : 0;
+      st = this.stamps.add(this.gidOf(i), this.waveFirstBlock + b, w, this.epoch[b]!, this.wepoch[b * this.warpsPerBlock + w]!, clock);
       this.stampOf[i] = st;
     }
     return st;
@@ -749,6 +840,8 @@ export class ThreadRunner {
     const s = this.stampFor(i);
     const c = this.shadow.access(s, kind, addr, size, site);
     if (c) this.reportRace(c, s, kind, size, site, addr, space, name, base);
+    // An atomic after a fence publishes; one after another's publication acquires (fences.ts).
+    if (kind === ATOMIC && this.fences.active && this.fences.atomic(i, this.waveFirstBlock + Math.floor(i / this.bt), addr, space === 'shared')) this.stampOf[i] = -1;
   }
 
   /** Settles a pending write-write hazard once the second store has happened: did it store another value? */
@@ -823,6 +916,25 @@ export class ThreadRunner {
 }
 
 function fmt(t: ThreadRef): string { return `block (${t.block.join(',')}) thread (${t.thread.join(',')})`; }
+
+/** The lane numbers of a 32-bit mask, ascending. */
+function laneList(mask: number): number[] {
+  const out: number[] = [];
+  for (let l = 0; l < 32; l++) if ((mask >>> l) & 1) out.push(l);
+  return out;
+}
+
+/** Lanes as runs: [0, 1, 2, 5, 7, 8] → "0-2, 5, 7-8". */
+function fmtLanes(lanes: readonly number[]): string {
+  const runs: string[] = [];
+  for (let k = 0; k < lanes.length;) {
+    let j = k;
+    while (j + 1 < lanes.length && lanes[j + 1] === lanes[j]! + 1) j++;
+    runs.push(j === k ? `${lanes[k]}` : `${lanes[k]}-${lanes[j]}`);
+    k = j + 1;
+  }
+  return runs.join(', ');
+}
 
 function callKernel(fn: KernelFn, a: (number | bigint)[]): void {
   switch (a.length) {

@@ -1,7 +1,7 @@
 // Kernels with planted races (and their fixed twins) for test/race-compiled*.test.ts: the race
 // tools must report each planted race at its source line and stay quiet on the fixed versions.
 import {
-  threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __syncwarp, __shared__, __shfl_xor_sync, atomicAdd,
+  threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __syncwarp, __shared__, __shfl_xor_sync, __ballot_sync, __activemask, atomicAdd,
 } from "simt/kernel";
 
 /** examples/kernels/histogram.ts with a plain increment of the shared bin instead of atomicAdd: lost updates. */
@@ -80,4 +80,20 @@ export function shuffleThenSharedSynced(input: i32[], out: i32[]): void {
 export function copyUnguarded(input: i32[], out: i32[]): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = input[i]; // OOB past the arrays' length
+}
+
+/**
+ * Threads at or past n return; the rest of the warp then pairs up with a shuffle (op 0: full
+ * mask — it names lanes that exited, CUDA's undefined case; op 1: `__activemask()`, the lanes
+ * still there) or votes with a full-mask ballot (op 2). n is even, so no partner has exited.
+ */
+export function warpAfterReturn(input: i32[], out: i32[], n: i32, op: i32): void {
+  const t = threadIdx.x;
+  if (t >= n) return;
+  const v = input[t];
+  let r: i32 = 0;
+  if (op == 0) r = v + __shfl_xor_sync(0xffffffff, v, 1); // full mask after the return
+  if (op == 1) r = v + __shfl_xor_sync(__activemask(), v, 1);
+  if (op == 2) r = <i32>__ballot_sync(0xffffffff, v > 0); // full-mask ballot after the return
+  out[t] = r;
 }
