@@ -131,22 +131,32 @@ describe('kernel workbench in headless Chromium', () => {
     expect(await page.textContent('[data-testid=wb-verdict]')).toMatch(/^Cross-check FAILED/);
   }, 120_000);
 
-  it('a compile error is a marker at its line in the editor', async () => {
-    const broken = MY_KERNEL.replace('if (i < n)', 'const q: i32 = undefinedThing;\n  if (i < n)');
-    await typeInto(page, 'wb-kernel-editor', broken);
-    await page.click('[data-testid=wb-compile]');
-    await page.waitForSelector('[data-testid=workbench][data-state=error]');
-    const line = broken.split('\n').findIndex((l) => l.includes('undefinedThing')) + 1;
-    const items = page.locator('[data-testid=wb-diagnostics] li');
-    expect(await items.count()).toBeGreaterThan(0);
-    expect(await items.first().getAttribute('data-line')).toBe(String(line));
-    expect(await items.first().textContent()).toContain("Cannot find name 'undefinedThing'");
-    // The lint gutter's error marker sits on that line.
-    const markerLines = await page.$$eval('[data-testid=wb-kernel-editor] .cm-lint-marker-error', (ms) => ms.map((m) => m.getBoundingClientRect().top));
-    const lineTop = await page.$eval('[data-testid=wb-kernel-editor] .cm-content', (c, n) => c.querySelectorAll('.cm-line')[n - 1]!.getBoundingClientRect().top, line);
-    expect(markerLines.some((t) => Math.abs(t - lineTop) < 6)).toBe(true);
-    await page.screenshot({ path: join(ARTIFACTS, 'workbench-compile-error.png'), fullPage: true });
-  }, 120_000);
+  // Each is an error that AssemblyScript finds in the code simt generates from the kernel: the
+  // compiler reports it at the user's line, where the editor shows it (the page maps nothing).
+  const BROKEN: { what: string; kernel: string; name: string }[] = [
+    { what: 'in a statement', name: 'undefinedThing', kernel: MY_KERNEL.replace('if (i < n)', 'const q: i32 = undefinedThing;\n  if (i < n)') },
+    { what: 'in a module-level const', name: 'undefinedScale', kernel: MY_KERNEL.replace('export function', 'const SCALE: f32 = undefinedScale;\n\nexport function') },
+    { what: 'on the last line of a statement over three', name: 'undefinedTerm', kernel: MY_KERNEL.replace('a * x[i] + y[i];', 'a * x[i] +\n    y[i] +\n    undefinedTerm;') },
+  ];
+  for (const [k, b] of BROKEN.entries()) {
+    it(`a compile error ${b.what} is a marker at its line in the editor`, async () => {
+      await typeInto(page, 'wb-kernel-editor', b.kernel);
+      await page.click('[data-testid=wb-compile]');
+      await page.waitForSelector('[data-testid=workbench][data-state=error]');
+      const lines = b.kernel.split('\n');
+      const line = lines.findIndex((l) => l.includes(b.name)) + 1;
+      const items = page.locator('[data-testid=wb-diagnostics] li');
+      expect(await items.count()).toBeGreaterThan(0);
+      expect(await items.first().getAttribute('data-line')).toBe(String(line));
+      expect(await items.first().textContent()).toContain(`mine.ts:${line}: Cannot find name '${b.name}'`);
+      // The lint gutter's error marker sits on that line, and the underline starts at the name.
+      const markerLines = await page.$$eval('[data-testid=wb-kernel-editor] .cm-lint-marker-error', (ms) => ms.map((m) => m.getBoundingClientRect().top));
+      const lineTop = await page.$eval('[data-testid=wb-kernel-editor] .cm-content', (c, n) => c.querySelectorAll('.cm-line')[n - 1]!.getBoundingClientRect().top, line);
+      expect(markerLines.some((t) => Math.abs(t - lineTop) < 6)).toBe(true);
+      expect(await page.textContent('[data-testid=wb-kernel-editor] .cm-lintRange-error')).toBe(lines[line - 1]!.slice(lines[line - 1]!.indexOf(b.name)));
+      if (k === 0) await page.screenshot({ path: join(ARTIFACTS, 'workbench-compile-error.png'), fullPage: true });
+    }, 120_000);
+  }
 
   it('the planted race is reported at its line, highlighted in the editor, with the outcomes chart and replay strings', async () => {
     await page.selectOption('[data-testid=wb-gallery]', 'starter');

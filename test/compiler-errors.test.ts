@@ -4,8 +4,8 @@ import { compileKernels, KernelCompileError } from '../src/compiler/index.js';
 
 const HEAD = 'import { threadIdx, blockIdx, blockDim, __syncthreads, __shfl_down_sync, __shared__ } from "simt/kernel";\n';
 
-// `line` is the line of the whole source (HEAD is line 1).
-const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
+// `line` (and `column`, where given) is the place in the whole source (HEAD is line 1).
+const CASES: { what: string; body: string; line: number; column?: number; message: RegExp }[] = [
   { what: 'a barrier under thread-dependent control flow', line: 3, message: /thread-dependent control flow.*threadIdx/,
     body: 'export function k(a: f32[]): void {\n  if (threadIdx.x < 16) {\n    __syncthreads();\n  }\n}' },
   { what: 'a barrier in a loop bounded by a value computed from threadIdx', line: 5, message: /thread-dependent control flow/,
@@ -60,6 +60,24 @@ const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
     body: 'export function k(a: i32[]): void { const b = new Array<i32>(4); a[0] = b[0]; }' },
   { what: 'a call of simt\'s runtime (an unchecked access)', line: 2, message: /'__ldu' is simt's runtime, not part of the kernel language/,
     body: 'export function k(a: i32[]): void { a[0] = __ldu<i32>(0, 0, 0, 0, 0, 0); }' },
+  // Errors that AssemblyScript finds in the generated code come back at the user's line and
+  // column: each were once reported in the generated file, or at a neighbouring line.
+  { what: 'an unknown name in a module-level const', line: 2, column: 16, message: /Cannot find name 'nopeConst'/,
+    body: 'const K: i32 = nopeConst;\nexport function k(a: f32[]): void {\n  a[threadIdx.x] = <f32>K;\n}' },
+  { what: 'an unknown name in a device function with a barrier (inlined: its own line, not the call\'s)', line: 4, column: 3, message: /Cannot find name 'nope'/,
+    body: 'function helper(a: f32[]): void {\n  __syncthreads();\n  a[0] = nope;\n}\nexport function k(a: f32[]): void {\n  a[1] = 2;\n  helper(a);\n}' },
+  { what: 'an unknown name in the condition of a loop with a barrier', line: 3, column: 23, message: /Cannot find name 'limit'/,
+    body: 'export function k(a: f32[], n: i32): void {\n  for (let j = 0; j < limit; j++) {\n    __syncthreads();\n  }\n}' },
+  { what: 'an unknown name in a shuffle\'s lane operand', line: 4, column: 39, message: /Cannot find name 'offset'/,
+    body: 'export function k(a: f32[]): void {\n  let v = a[threadIdx.x];\n  v = __shfl_down_sync(0xffffffff, v, offset);\n  a[threadIdx.x] = v;\n}' },
+  { what: 'an unknown name on the third line of a statement written over three', line: 6, column: 5, message: /Cannot find name 'missing'/,
+    body: 'export function k(a: f32[]): void {\n  const i = threadIdx.x;\n  const v = a[i] +\n    a[i + 1] +\n    missing;\n  a[i] = v;\n}' },
+  { what: 'an unknown name after an early return', line: 4, column: 20, message: /Cannot find name 'qq'/,
+    body: 'export function k(a: f32[]): void {\n  if (threadIdx.x > 3) return;\n  a[threadIdx.x] = qq;\n}' },
+  { what: 'an unknown name in a grid-stride loop\'s bound (compiled as written and strip-mined)', line: 3, column: 59, message: /Cannot find name 'count'/,
+    body: 'export function k(a: f32[]): void {\n  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += blockDim.x * gridDim.x) a[i] = 1;\n}' },
+  { what: 'an unknown name in a grid-stride loop\'s body (compiled as written and strip-mined: reported once)', line: 5, column: 19, message: /Cannot find name 'bogus'/,
+    body: 'export function k(a: f32[], n: i32): void {\n  const s = blockDim.x * gridDim.x;\n  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += s) {\n    a[i] = a[i] + bogus;\n  }\n}' },
 ];
 
 describe('kernel compile errors', () => {
@@ -73,9 +91,22 @@ describe('kernel compile errors', () => {
       expect(d, e.message).toBeDefined();
       expect(d!.file).toBe('user/k.ts');
       expect(d!.line).toBe(c.line);
+      if (c.column !== undefined) expect(d!.column).toBe(c.column);
+      // Every problem is in the user's file (none in the compiler's generated sources), once
+      // (not again from the fine-grained form at a neighbouring line).
+      expect(e.diagnostics.map((x) => x.file), e.message).toEqual(e.diagnostics.map(() => 'user/k.ts'));
+      const place = (x: { line: number; column: number; message: string }): string => `${x.line}:${x.column}: ${x.message.replace(/ \(in: .*\)$/s, '')}`;
+      expect(new Set(e.diagnostics.map(place)).size, e.message).toBe(e.diagnostics.length);
       expect(e.message.split('\n')).toHaveLength(1);
     });
   }
+
+  it('a construct without a WGSL form in an inlined device function is reported at its own line', async () => {
+    const source = HEAD + 'function square(a: i32[]): void {\n  __syncthreads();\n  a[threadIdx.x] = a[threadIdx.x] ** 2;\n}\nexport function k(a: i32[]): void {\n  a[threadIdx.x] = 3;\n  square(a);\n}';
+    const mod = await compileKernels([{ path: 'user/k.ts', source }], { cacheDir: false, optimize: false });
+    expect(mod.meta.wgsl!.k!.source).toBeUndefined();
+    expect(mod.meta.wgsl!.k!.diagnostics).toEqual([{ file: 'user/k.ts', line: 4, column: 3, message: '** on integers has no WGSL form' }]);
+  });
 
   it('a kernel that compiles has typed handles with its parameter spec', async () => {
     const mod = await compileKernels([{ path: 'ok.ts', source: HEAD + 'export function k(a: f32[], n: i32, b: u16[]): void { }' }], { cacheDir: false, optimize: false });

@@ -42,12 +42,14 @@ function load(e: Pick<GalleryEntry, 'path' | 'kernel' | 'job'>): void {
   for (const id of ['wb-compile', 'wb-results', 'wb-race']) $(id).replaceChildren();
 }
 
-/** Where a diagnostic belongs in the editor: its own line, or the line holding the generated code it quotes. */
-function markOf(d: { file: string; line: number; column: number; message: string }, source: string): LineMark {
+/**
+ * A diagnostic as an editor mark, at its line and column: the compiler reports errors in the
+ * code it generates at the user's line. One in another file (the compiler's own failure) goes
+ * on line 1, naming where it was reported.
+ */
+function markOf(d: { file: string; line: number; column: number; message: string }): LineMark {
   if (d.file === kernelPath) return { line: d.line, column: d.column, message: d.message, severity: 'error' };
-  const quoted = /\(in: (.*)\)$/.exec(d.message)?.[1]?.replace(/…$/, '');
-  const at = quoted ? source.split('\n').findIndex((l) => l.includes(quoted.trim())) : -1;
-  return { line: at >= 0 ? at + 1 : 1, message: `${d.message}${at >= 0 ? '' : ` (reported in ${d.file}:${d.line})`}`, severity: 'error' };
+  return { line: 1, message: `${d.message} (reported in ${d.file}:${d.line})`, severity: 'error' };
 }
 
 async function compile(progress: Progress): Promise<KernelModule> {
@@ -66,7 +68,7 @@ async function compile(progress: Progress): Promise<KernelModule> {
     return r.module;
   } catch (e) {
     if (e instanceof KernelDiagnosticsError) {
-      const marks = e.diagnostics.map((d) => markOf(d, text));
+      const marks = e.diagnostics.map(markOf);
       kernelEditor.setMarks(marks);
       $('wb-compile').replaceChildren(el('ul', { class: 'diagnostics', 'data-testid': 'wb-diagnostics' },
         ...marks.map((m) => el('li', { 'data-line': String(m.line), text: `${kernelPath}:${m.line}: ${m.message}` }))));
