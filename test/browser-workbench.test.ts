@@ -5,12 +5,12 @@
 // by link and downloaded as a project that Node's race tools run to the same reports.
 // Screenshots go to artifacts/ (git-ignored).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { compileKernelFiles, racecheck } from '../dist/src/index.js';
+import { compileKernelFiles, explore, racecheck, replay } from '../dist/src/index.js';
 import { loadJobFile } from '../dist/src/race/jobFile.js';
 import { serveStatic, type StaticServer } from './support/static-server.js';
 
@@ -177,6 +177,75 @@ describe('kernel workbench in headless Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'workbench-race.png'), fullPage: true });
   }, 180_000);
 
+  it('explore with PCT finds the planted race\'s lost update; its replay string reproduces it in the page and in Node', async () => {
+    await page.selectOption('[data-testid=wb-gallery]', 'starter');
+    expect(await page.isDisabled('[data-testid=wb-depth]')).toBe(true);
+    await page.selectOption('[data-testid=wb-strategy]', 'pct');
+    expect(await page.isEnabled('[data-testid=wb-depth]')).toBe(true);
+    await page.fill('[data-testid=wb-schedules]', '20');
+    await page.fill('[data-testid=wb-depth]', '3');
+    await page.fill('[data-testid=wb-seed]', '1');
+    const r = await act(page, 'wb-race');
+    expect(r).toMatchObject({ strategy: 'pct', runs: 20, exhausted: null });
+    expect(await page.textContent('[data-testid=wb-explore-summary]')).toBe('PCT, depth 3: 20 schedules (seeds 1–20)');
+    // In order, every thread adds 1: [64, 64]. A lost update leaves a block's total short.
+    const k = r.explored.findIndex((o: { differs: boolean }) => o.differs);
+    expect(k, JSON.stringify(r.explored.map((o: { outputs: unknown }) => o.outputs))).toBeGreaterThanOrEqual(0);
+    const lost = r.explored[k];
+    expect(lost.outputs.total.some((t: number) => t < 64)).toBe(true);
+    expect(lost.schedule).toMatch(/pct/);
+    expect(await page.locator('[data-testid=wb-replay]').nth(k).textContent()).toBe(lost.schedule);
+
+    // In the page: the outcome's replay button runs its replay string again.
+    await page.locator('[data-testid=wb-replay-btn]').nth(k).click();
+    await page.waitForFunction(() => /"action":"replay"/.test(document.querySelector('[data-testid=workbench]')?.getAttribute('data-result') ?? ''));
+    const replayed = JSON.parse((await page.getAttribute('[data-testid=workbench]', 'data-result'))!);
+    expect(replayed).toEqual({ action: 'replay', outcome: k, same: true, outputs: lost.outputs });
+    expect(await page.getAttribute('[data-testid=wb-replayed]', 'data-same')).toBe('true');
+
+    // In Node, on the downloaded project (as `simt explore --replay` would): the same outputs, and
+    // PCT with the same settings finds the same outcomes.
+    const dir = await downloadProject(page, 'pct');
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('--strategy pct --schedules 20 --depth 3 --seed 1');
+    const mod = await compileKernelFiles([join(dir, 'kernels/mine.ts')], { cacheDir: false });
+    const nodeJob = await loadJobFile(join(dir, 'job.js'), mod);
+    const again = await replay(nodeJob, lost.schedule);
+    expect(Object.fromEntries(Object.entries(again.outputs).map(([name, v]) => [name, Array.from(v as ArrayLike<number>)]))).toEqual(lost.outputs);
+    const ex = await explore(nodeJob, undefined, { strategy: 'pct', schedules: 20, depth: 3, seed: 1 });
+    expect(ex.outcomes.map((o) => ({ count: o.count, schedule: o.schedule }))).toEqual(r.explored.map((o: { count: number; schedule: string }) => ({ count: o.count, schedule: o.schedule })));
+    await page.screenshot({ path: join(ARTIFACTS, 'workbench-pct.png'), fullPage: true });
+  }, 180_000);
+
+  it('exhaustive exploration says whether it enumerated every interleaving', async () => {
+    await page.selectOption('[data-testid=wb-gallery]', 'starter');
+    await typeInto(page, 'wb-job-editor', `export default (module) => ({
+  name: 'twoThreads', module,
+  buffers: { x: ['i32', gen.constant(2, 1)], total: ['i32', 1] },
+  launches: [{ kernel: 'blockTotals', grid: 1, block: 2, args: { x: 'x', total: 'total', n: 2 } }],
+  outputs: ['total'],
+});
+`);
+    await page.selectOption('[data-testid=wb-strategy]', 'exhaustive');
+    await page.fill('[data-testid=wb-schedules]', '1000');
+    const all = await act(page, 'wb-race');
+    expect(all).toMatchObject({ strategy: 'exhaustive', exhausted: true });
+    expect(all.runs).toBeLessThan(1000);
+    // Two threads adding 1 to one cell: both adds land, or one is lost.
+    expect(all.explored.map((o: { outputs: { total: number[] } }) => o.outputs.total[0]).sort()).toEqual([1, 2]);
+    expect(await page.textContent('[data-testid=wb-explore-summary]')).toBe(`exhaustive: ${all.runs} schedules, every interleaving — the space is exhausted`);
+    await page.fill('[data-testid=wb-schedules]', '2');
+    const cut = await act(page, 'wb-race');
+    expect(cut).toMatchObject({ strategy: 'exhaustive', exhausted: false, runs: 2 });
+    expect(await page.textContent('[data-testid=wb-explore-summary]')).toBe('exhaustive: stopped after 2 schedules — the space is NOT exhausted (raise schedules to enumerate more)');
+    // A bad field is a one-line error naming it.
+    await page.fill('[data-testid=wb-schedules]', '0');
+    await page.click('[data-testid=wb-race]');
+    await page.waitForSelector('[data-testid=workbench][data-state=error]');
+    expect(await page.textContent('[data-testid=wb-status]')).toBe('error: schedules must be an integer from 1 to 100000, got "0"');
+    await page.selectOption('[data-testid=wb-strategy]', 'random');
+    await page.fill('[data-testid=wb-schedules]', '20');
+  }, 180_000);
+
   it('the gallery: every example runs and matches its reference; block scan without __syncwarp has a warp-sync hazard in intraWarpScan', async () => {
     const ids = await page.$$eval('[data-testid=wb-gallery] option', (os) => os.map((o) => (o as HTMLOptionElement).value));
     expect(ids).toEqual(['starter', 'histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules', 'blockScan', 'blockScanLockstep']);
@@ -204,6 +273,8 @@ describe('kernel workbench in headless Chromium', () => {
   it('a shared link reproduces the kernel and job, and the race', async () => {
     await page.selectOption('[data-testid=wb-gallery]', 'starter');
     await typeInto(page, 'wb-kernel-editor', (await editorText(page, 'wb-kernel-editor')).replace('export function blockTotals', '// shared\nexport function blockTotals'));
+    await page.selectOption('[data-testid=wb-strategy]', 'pct');
+    await page.fill('[data-testid=wb-depth]', '2');
     await page.click('[data-testid=wb-share]');
     await page.waitForSelector('[data-testid=wb-share-url]:not([hidden])');
     const url = await page.inputValue('[data-testid=wb-share-url]');
@@ -213,30 +284,27 @@ describe('kernel workbench in headless Chromium', () => {
       expect(await other.getAttribute('[data-testid=workbench]', 'data-shared')).toBe('true');
       expect(await editorText(other, 'wb-kernel-editor')).toBe(await editorText(page, 'wb-kernel-editor'));
       expect(await editorText(other, 'wb-job-editor')).toBe(await editorText(page, 'wb-job-editor'));
+      // The explore settings travel with the link.
+      expect(await other.inputValue('[data-testid=wb-strategy]')).toBe('pct');
+      expect(await other.inputValue('[data-testid=wb-depth]')).toBe('2');
       const r = await act(other, 'wb-race');
+      expect(r.strategy).toBe('pct');
       const line = (await editorText(other, 'wb-kernel-editor')).split('\n').findIndex((l) => l.includes(RACY_LINE)) + 1;
       expect(r.reports[0].kind).toMatch(RACE_KINDS);
       expect(r.reports[0].lines).toEqual([line, line]);
     } finally {
       await other.close();
+      await page.selectOption('[data-testid=wb-strategy]', 'random');
     }
   }, 180_000);
 
   it('"download as a project" gives a kernel and job file that Node\'s racecheck runs to the same report', async () => {
     await page.selectOption('[data-testid=wb-gallery]', 'starter');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=wb-download]')]);
-    const tarPath = join(tmp, download.suggestedFilename());
-    await download.saveAs(tarPath);
-    expect(download.suggestedFilename()).toBe('mine-project.tar');
-    const files = untar(readFileSync(tarPath));
-    expect(Object.keys(files).sort()).toEqual(['mine-project/README.md', 'mine-project/job.js', 'mine-project/kernels/mine.ts']);
-    for (const [name, text] of Object.entries(files)) {
-      mkdirSync(join(tmp, name, '..'), { recursive: true });
-      writeFileSync(join(tmp, name), text);
-    }
-    expect(files['mine-project/README.md']).toContain('npx simt racecheck --module kernels/mine.ts --job job.js');
-    const mod = await compileKernelFiles([join(tmp, 'mine-project/kernels/mine.ts')], { cacheDir: false });
-    const job = await loadJobFile(join(tmp, 'mine-project/job.js'), mod);
+    const dir = await downloadProject(page, 'racecheck');
+    expect(readdirSync(dir, { recursive: true }).map(String).sort()).toEqual(['README.md', 'job.js', 'kernels', 'kernels/mine.ts']);
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('npx simt racecheck --module kernels/mine.ts --job job.js');
+    const mod = await compileKernelFiles([join(dir, 'kernels/mine.ts')], { cacheDir: false });
+    const job = await loadJobFile(join(dir, 'job.js'), mod);
     const rc = await racecheck(job, undefined, { schedules: 4, seed: 1 });
     expect(rc.reports[0]?.kind).toMatch(RACE_KINDS);
     expect(rc.reports[0]?.first?.location).toMatch(/mine\.ts:8:\d+$/);
@@ -261,14 +329,28 @@ describe('kernel workbench in headless Chromium', () => {
   }, 120_000);
 });
 
+/** Clicks "download as a project" and unpacks the tar into a new folder; returns the project's folder. */
+async function downloadProject(p: Page, name: string): Promise<string> {
+  const [download] = await Promise.all([p.waitForEvent('download'), p.click('[data-testid=wb-download]')]);
+  expect(download.suggestedFilename()).toBe('mine-project.tar');
+  const tarPath = join(tmp, `${name}.tar`);
+  await download.saveAs(tarPath);
+  const into = join(tmp, name);
+  for (const [file, bytes] of Object.entries(untar(readFileSync(tarPath)))) {
+    mkdirSync(join(into, file, '..'), { recursive: true });
+    writeFileSync(join(into, file), bytes);
+  }
+  return join(into, 'mine-project');
+}
+
 /** The files of an uncompressed tar (regular files only). */
-function untar(buf: Uint8Array): Record<string, string> {
-  const out: Record<string, string> = {};
+function untar(buf: Uint8Array): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
   for (let at = 0; at + 512 <= buf.length;) {
     const name = new TextDecoder().decode(buf.subarray(at, at + 100)).replace(/\0.*$/s, '');
     if (!name) break;
     const size = parseInt(new TextDecoder().decode(buf.subarray(at + 124, at + 136)).replace(/\0.*$/s, '').trim(), 8);
-    out[name] = new TextDecoder().decode(buf.subarray(at + 512, at + 512 + size));
+    out[name] = buf.subarray(at + 512, at + 512 + size);
     at += 512 + Math.ceil(size / 512) * 512;
   }
   return out;

@@ -4,7 +4,21 @@
 // in one uncompressed tar (written here: a few lines, no dependency).
 import { jobFileText } from './job.js';
 
-export interface Shared { v: 1; path: string; kernel: string; job: string }
+export const EXPLORE_STRATEGIES = ['random', 'pct', 'exhaustive'] as const;
+
+/** The explore form: explore()'s strategy, schedules, PCT depth and first seed. */
+export interface ExploreSettings { strategy: (typeof EXPLORE_STRATEGIES)[number]; schedules: number; depth: number; seed: number }
+
+export const DEFAULT_EXPLORE: ExploreSettings = { strategy: 'random', schedules: 20, depth: 3, seed: 1 };
+
+/** A shared workbench: the kernel, the job and (since they decide what a race looks like) the explore settings. */
+export interface Shared { v: 1; path: string; kernel: string; job: string; explore?: ExploreSettings }
+
+function isExploreSettings(e: unknown): e is ExploreSettings {
+  const x = e as Partial<ExploreSettings> | null;
+  return !!x && typeof x === 'object' && (EXPLORE_STRATEGIES as readonly unknown[]).includes(x.strategy) &&
+    [x.schedules, x.depth, x.seed].every((v) => Number.isSafeInteger(v) && (v as number) >= 0);
+}
 
 /** A fragment that is not a shared workbench (corrupt, truncated, another version). */
 export class ShareLinkError extends Error {
@@ -41,8 +55,8 @@ export async function decodeShare(hash: string): Promise<Shared | undefined> {
     throw new ShareLinkError(`the link's workbench state does not decode (${e instanceof Error ? e.message : String(e)}): was it cut short?`);
   }
   const p = parsed as Partial<Shared>;
-  if (p?.v !== 1 || typeof p.kernel !== 'string' || typeof p.job !== 'string' || typeof p.path !== 'string') {
-    throw new ShareLinkError('the link holds no workbench state of this version (v: 1, path, kernel, job)');
+  if (p?.v !== 1 || typeof p.kernel !== 'string' || typeof p.job !== 'string' || typeof p.path !== 'string' || (p.explore !== undefined && !isExploreSettings(p.explore))) {
+    throw new ShareLinkError('the link holds no workbench state of this version (v: 1, path, kernel, job, explore settings)');
   }
   return p as Shared;
 }
@@ -79,6 +93,12 @@ export function tar(files: { name: string; text: string }[]): Uint8Array {
   return out;
 }
 
+/** The CLI's explore with the page's settings. */
+function exploreCommand(base: string, e: ExploreSettings): string {
+  return `npx simt explore --module kernels/${base}.ts --job job.js --strategy ${e.strategy} --schedules ${e.schedules}` +
+    (e.strategy === 'pct' ? ` --depth ${e.depth}` : '') + (e.strategy === 'exhaustive' ? '' : ` --seed ${e.seed}`);
+}
+
 /** The project's files: the kernel, the job (with the generators), a README with the commands. */
 export function projectFiles(s: Omit<Shared, 'v'>): { name: string; text: string }[] {
   const base = s.path.replace(/\.ts$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'kernel';
@@ -92,7 +112,8 @@ export function projectFiles(s: Omit<Shared, 'v'>): { name: string; text: string
 npm install simt
 npx simt build kernels/${base}.ts -o build                       # build/${base}.simt.json, .wasm, .fine.wasm, ${base}.js
 npx simt racecheck --module kernels/${base}.ts --job job.js       # compute-sanitizer's layout
-npx simt explore --module kernels/${base}.ts --job job.js
+${exploreCommand(base, s.explore ?? DEFAULT_EXPLORE)}
+npx simt explore --module kernels/${base}.ts --job job.js --replay '<a replay string>'   # one outcome again
 \`\`\`
 
 \`job.js\` is the playground's job as it was: a job file (\`export default (module) => spec\`) with the
