@@ -1,18 +1,20 @@
 // End-to-end: the playground's kernel workbench in headless Chromium (the harness of
 // browser-playground.test.ts: the page built with Vite, served with COOP/COEP on 127.0.0.1,
 // driven through playwright-core). A kernel is typed into the editor, compiled in the page's
-// worker, run, race-checked (a planted race reported at its line, that line highlighted), shared
-// by link and downloaded as a project that Node's race tools run to the same reports.
+// worker, run, race-checked (a planted race reported at its line, that line highlighted), explored
+// with PCT and exhaustively (replay strings reproducing outcomes), fed .npy files dropped on the
+// page, shared by link and downloaded as a project that Node's race tools run to the same results.
 // Screenshots go to artifacts/ (git-ignored).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { compileKernelFiles, explore, racecheck, replay } from '../dist/src/index.js';
+import { compileKernelFiles, explore, racecheck, replay, writeNpy } from '../dist/src/index.js';
 import { loadJobFile } from '../dist/src/race/jobFile.js';
 import { serveStatic, type StaticServer } from './support/static-server.js';
+import { rng } from './helpers.js';
 
 const CHROMIUM = process.env.SIMT_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = resolve(import.meta.dirname, '..');
@@ -310,6 +312,69 @@ describe('kernel workbench in headless Chromium', () => {
     expect(rc.reports[0]?.first?.location).toMatch(/mine\.ts:8:\d+$/);
   }, 120_000);
 
+  const FILE_JOB = `export default (module) => ({
+  name: 'saxpy', module,
+  buffers: { x: file('x.npy', [300]), y: file('y.npy', [300]) },
+  launches: [{ kernel: 'saxpy', grid: 3, block: 128, args: { x: 'x', y: 'y', a: 2, n: 300 } }],
+  outputs: ['y'],
+  reference: ({ x, y }) => ({ y: Array.from(x, (v, i) => Math.fround(Math.fround(2 * v) + y[i])) }),
+});
+`;
+
+  it('a dropped .npy and a picked one are the job\'s inputs: the outputs are a TS reference\'s on the same data, in the page and in the downloaded project', async () => {
+    const r = rng(7);
+    const x = Float32Array.from({ length: 300 }, () => r() * 200 - 100);
+    const y = Float32Array.from({ length: 300 }, () => r() * 10);
+    const expected = Array.from(x, (v, i) => Math.fround(Math.fround(2 * v) + y[i]!));
+    await typeInto(page, 'wb-kernel-editor', MY_KERNEL);
+    await typeInto(page, 'wb-job-editor', FILE_JOB);
+    await dropFiles(page, [{ name: 'x.npy', bytes: writeNpy(x) }]);
+    await pickFiles(page, [{ name: 'y.npy', bytes: writeNpy(y) }]);
+    expect(await page.locator('[data-testid=wb-file-error]').count()).toBe(0);
+    expect((await page.locator('[data-testid=wb-file]').allTextContents()).map((t) => t.replace(/ remove$/, '')))
+      .toEqual(['x.npy — f32, shape (300,)', 'y.npy — f32, shape (300,)']);
+    const ran = await act(page, 'wb-run');
+    expect(ran.wasm.y).toEqual(expected);
+    expect(ran.reference).toMatchObject({ equal: true, differing: 0 });
+    await page.screenshot({ path: join(ARTIFACTS, 'workbench-npy.png'), fullPage: true });
+
+    // The project carries the files; its job.js reads them (simt's npyBuffer) to the same outputs.
+    const dir = await downloadProject(page, 'npy');
+    expect(new Uint8Array(readFileSync(join(dir, 'x.npy')))).toEqual(writeNpy(x));
+    expect(new Uint8Array(readFileSync(join(dir, 'y.npy')))).toEqual(writeNpy(y));
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('It reads `x.npy`, `y.npy` (beside it)');
+    // As after `npm install simt` in the project: its job.js imports simt.
+    mkdirSync(join(tmp, 'node_modules'), { recursive: true });
+    if (!existsSync(join(tmp, 'node_modules', 'simt'))) symlinkSync(ROOT, join(tmp, 'node_modules', 'simt'), 'dir');
+    const mod = await compileKernelFiles([join(dir, 'kernels/mine.ts')], { cacheDir: false });
+    const job = await loadJobFile(join(dir, 'job.js'), mod);
+    const ex = await explore(job, undefined, { schedules: 1 });
+    expect(Array.from(ex.reference.outputs.y as Float32Array)).toEqual(expected);
+  }, 180_000);
+
+  it('bad input files are one-line errors: not .npy, an unsupported dtype, a wrong shape, a missing file, a dtype the kernel does not take', async () => {
+    const half = writeNpy(new Float32Array(3));
+    half.set(new TextEncoder().encode("'<f2'"), new TextDecoder().decode(half).indexOf("'<f4'"));
+    await dropFiles(page, [{ name: 'notes.npy', bytes: new TextEncoder().encode('x,y\n1,2\n3,4\n5,6\n') }, { name: 'half.npy', bytes: half }]);
+    expect(await page.locator('[data-testid=wb-file-error]').allTextContents()).toEqual([
+      'notes.npy: bad magic: not an .npy file (expected \\x93NUMPY)',
+      "half.npy: unsupported dtype '<f2' (supported: u1 i1 u2 i2 u4 i4 u8 i8 f4 f8)",
+    ]);
+    expect(await page.locator('[data-testid=wb-file]').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-name')))).toEqual(['x.npy', 'y.npy']);
+
+    await typeInto(page, 'wb-job-editor', FILE_JOB.replace("file('y.npy', [300])", "file('w.npy', [300])"));
+    expect(await failing(page, 'wb-run')).toBe("error: the job reads file('w.npy'): drop or pick that .npy file (loaded: x.npy, y.npy)");
+
+    await typeInto(page, 'wb-job-editor', FILE_JOB);
+    await dropFiles(page, [{ name: 'x.npy', bytes: writeNpy(new Float32Array(200)) }]);
+    expect(await page.locator('[data-testid=wb-file-error]').count()).toBe(0);
+    expect(await failing(page, 'wb-run')).toBe('error: x.npy: shape (200,), the job expects (300,)');
+
+    await pickFiles(page, [{ name: 'x.npy', bytes: writeNpy(new Int32Array(300)) }]);
+    expect(await page.textContent('[data-testid=wb-file][data-name="x.npy"]')).toContain('i32, shape (300,)');
+    expect(await failing(page, 'wb-run')).toBe("error: kernel saxpy: parameter 'x': expected f32[], got i32[]");
+  }, 180_000);
+
   it('raised no uncaught page errors', () => {
     expect(pageErrors).toEqual([]);
   });
@@ -328,6 +393,34 @@ describe('kernel workbench in headless Chromium', () => {
     }
   }, 120_000);
 });
+
+/** Drops files on the workbench's drop zone (a DOM drop event carrying them), as a user drags them there. */
+async function dropFiles(p: Page, files: { name: string; bytes: Uint8Array }[]): Promise<void> {
+  await untilLoaded(p, () => p.evaluate((fs) => {
+    const dt = new DataTransfer();
+    for (const f of fs) dt.items.add(new File([new Uint8Array(f.bytes)], f.name));
+    document.querySelector('[data-testid=wb-files]')!.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files.map((f) => ({ name: f.name, bytes: Array.from(f.bytes) }))));
+}
+
+/** Picks files with the drop zone's file input. */
+async function pickFiles(p: Page, files: { name: string; bytes: Uint8Array }[]): Promise<void> {
+  await untilLoaded(p, () => p.setInputFiles('[data-testid=wb-file-input]', files.map((f) => ({ name: f.name, mimeType: 'application/octet-stream', buffer: Buffer.from(f.bytes) }))));
+}
+
+/** Runs `give` and waits until the page has taken the batch of files (its data-loaded count goes up). */
+async function untilLoaded(p: Page, give: () => Promise<unknown>): Promise<void> {
+  const before = Number(await p.getAttribute('[data-testid=wb-files]', 'data-loaded') ?? 0);
+  await give();
+  await p.waitForFunction((n) => Number(document.querySelector('[data-testid=wb-files]')?.getAttribute('data-loaded') ?? 0) > n, before);
+}
+
+/** Clicks a workbench button that must fail; returns the status line. */
+async function failing(p: Page, button: string): Promise<string> {
+  await p.click(`[data-testid=${button}]`);
+  await p.waitForSelector('[data-testid=workbench][data-state=error]');
+  return (await p.textContent('[data-testid=wb-status]'))!;
+}
 
 /** Clicks "download as a project" and unpacks the tar into a new folder; returns the project's folder. */
 async function downloadProject(p: Page, name: string): Promise<string> {

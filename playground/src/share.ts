@@ -2,7 +2,7 @@
 // compressed with CompressionStream, base64url), so a link reproduces a race for someone else;
 // and "download as a project": the kernel and job as files for `simt build` / `simt racecheck`,
 // in one uncompressed tar (written here: a few lines, no dependency).
-import { jobFileText } from './job.js';
+import { filesRead, jobFileText, JobTextError, type InputFiles } from './job.js';
 
 export const EXPLORE_STRATEGIES = ['random', 'pct', 'exhaustive'] as const;
 
@@ -78,12 +78,15 @@ function tarHeader(name: string, size: number): Uint8Array {
   return h;
 }
 
-/** A tar archive of text files (names ASCII, under 100 characters). */
-export function tar(files: { name: string; text: string }[]): Uint8Array {
+/** A file of a project: text, or bytes (an input .npy file). */
+export interface ProjectFile { name: string; data: string | Uint8Array }
+
+/** A tar archive of files (names ASCII, under 100 characters). */
+export function tar(files: ProjectFile[]): Uint8Array {
   const parts: Uint8Array[] = [];
   for (const f of files) {
     if (!/^[\x20-\x7e]{1,99}$/.test(f.name)) throw new RangeError(`tar: file name ${JSON.stringify(f.name)} is not short ASCII`);
-    const body = new TextEncoder().encode(f.text);
+    const body = typeof f.data === 'string' ? new TextEncoder().encode(f.data) : f.data;
     parts.push(tarHeader(f.name, body.length), body, new Uint8Array((512 - (body.length % 512)) % 512));
   }
   parts.push(new Uint8Array(1024));
@@ -99,14 +102,24 @@ function exploreCommand(base: string, e: ExploreSettings): string {
     (e.strategy === 'pct' ? ` --depth ${e.depth}` : '') + (e.strategy === 'exhaustive' ? '' : ` --seed ${e.seed}`);
 }
 
-/** The project's files: the kernel, the job (with the generators), a README with the commands. */
-export function projectFiles(s: Omit<Shared, 'v'>): { name: string; text: string }[] {
+/**
+ * The project's files: the kernel, the job (with the generators), the .npy files it reads
+ * (beside job.js), a README with the commands.
+ */
+export function projectFiles(s: Omit<Shared, 'v'>, files: InputFiles = new Map()): ProjectFile[] {
   const base = s.path.replace(/\.ts$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'kernel';
   const dir = `${base}-project`;
+  const inputs = filesRead(s.job).map((name) => {
+    const data = files.get(name);
+    if (!data) throw new JobTextError(`the job reads file('${name}'): drop or pick that .npy file before downloading the project`);
+    if (!/^[^/\\.][^/\\]*$/.test(name)) throw new JobTextError(`file('${name}'): a project keeps its input files beside job.js, so the name must be a plain file name`);
+    return { name: `${dir}/${name}`, data };
+  });
   return [
-    { name: `${dir}/kernels/${base}.ts`, text: s.kernel },
-    { name: `${dir}/job.js`, text: jobFileText(s.job) },
-    { name: `${dir}/README.md`, text: `# ${base}: a kernel from the simt playground
+    { name: `${dir}/kernels/${base}.ts`, data: s.kernel },
+    { name: `${dir}/job.js`, data: jobFileText(s.job) },
+    ...inputs,
+    { name: `${dir}/README.md`, data: `# ${base}: a kernel from the simt playground
 
 \`\`\`sh
 npm install simt
@@ -117,7 +130,8 @@ npx simt explore --module kernels/${base}.ts --job job.js --replay '<a replay st
 \`\`\`
 
 \`job.js\` is the playground's job as it was: a job file (\`export default (module) => spec\`) with the
-seeded input generators it uses; its \`reference\` field (the expected outputs) is the playground's.
+seeded input generators it uses; its \`reference\` field (the expected outputs) is the playground's.${inputs.length ? `
+It reads ${inputs.map((f) => `\`${f.name.slice(dir.length + 1)}\``).join(', ')} (beside it) with \`file(name, shape)\`, simt's \`npyBuffer\`.` : ''}
 ` },
   ];
 }

@@ -1,7 +1,7 @@
 // The kernel workbench: a kernel and its job in two editors; compile (in a worker), run on the
 // wasm pool and on WebGPU side by side with the reference check, explore and racecheck with the
 // racing lines highlighted in the editor; a gallery, share links and project downloads.
-import { createDevice, defineJob, explore, race, racecheck, replay, sharedMemoryProblem, type KernelModule } from 'simt';
+import { createDevice, defineJob, explore, npyBuffer, race, racecheck, replay, sharedMemoryProblem, type KernelModule } from 'simt';
 import type { race as Race } from 'simt';
 import { outcomeChart } from './chart.js';
 import { compileInWorker, KernelDiagnosticsError } from './compileClient.js';
@@ -9,6 +9,7 @@ import { CodeEditor, type LineMark } from './editor.js';
 import { GALLERY, STARTER, type GalleryEntry } from './gallery.js';
 import { openGpu } from './gpu.js';
 import { evaluateJob, JobTextError, type WorkbenchJob } from './job.js';
+import { readNpyHeader } from 'simt/internal/io/npy.js';
 import { compareOutputs, jobInputs, runOnDevice, TOLERANCE_NOTE, type Arrays, type Comparison } from './jobRun.js';
 import { decodeShare, DEFAULT_EXPLORE, encodeShare, EXPLORE_STRATEGIES, projectFiles, tar, type ExploreSettings } from './share.js';
 import { $, el, fmtMs, Progress } from './ui.js';
@@ -19,6 +20,8 @@ type RaceJob = ReturnType<typeof defineJob>;
 let kernelEditor: CodeEditor;
 let jobEditor: CodeEditor;
 let kernelPath = STARTER.path;
+/** The .npy files dropped or picked, by name: what the job's file('name') reads. */
+const inputFiles = new Map<string, Uint8Array>();
 /** The last compile, valid while the kernel text is unchanged. */
 let compiled: { text: string; module: KernelModule } | undefined;
 
@@ -82,7 +85,7 @@ async function compile(progress: Progress): Promise<KernelModule> {
 
 function job(module: KernelModule): WorkbenchJob {
   try {
-    const j = evaluateJob(jobEditor.text, module);
+    const j = evaluateJob(jobEditor.text, module, inputFiles);
     jobEditor.setMarks([]);
     return j;
   } catch (e) {
@@ -158,6 +161,49 @@ async function run(): Promise<void> {
     reference: vsRef ? { equal: vsRef.equal, differing: vsRef.differing, first: vsRef.first } : null,
     webgpu: gpuVsWasm ? { equal: gpuVsWasm.equal, differing: gpuVsWasm.differing } : { unavailable: (webgpu as { unavailable: string }).unavailable },
   });
+}
+
+// --- input files --------------------------------------------------------------------------------
+
+/**
+ * Takes dropped or picked files: each that simt's npy reader reads becomes an input the job's
+ * file('name') reads (a file of the same name replaces it); each other is a one-line error.
+ */
+async function addInputFiles(files: readonly File[]): Promise<void> {
+  const errors: string[] = [];
+  for (const f of files) {
+    const bytes = new Uint8Array(await f.arrayBuffer());
+    try {
+      npyBuffer(bytes, { name: f.name });
+      inputFiles.set(f.name, bytes);
+    } catch (e) {
+      errors.push(e instanceof Error ? e.message : String(e));
+    }
+  }
+  showInputFiles(errors);
+}
+
+function showInputFiles(errors: string[] = []): void {
+  $('wb-file-list').replaceChildren(...[...inputFiles].map(([name, bytes]) => {
+    const [dtype] = npyBuffer(bytes, { name });
+    const shape = readNpyHeader(bytes).shape;
+    const remove = el('button', { type: 'button', class: 'secondary', text: 'remove', title: `forget ${name}` });
+    remove.addEventListener('click', () => { inputFiles.delete(name); showInputFiles(); });
+    return el('li', { 'data-testid': 'wb-file', 'data-name': name },
+      el('code', { text: name }), ` — ${dtype}, shape (${shape.join(', ')}${shape.length === 1 ? ',' : ''}) `, remove);
+  }));
+  $('wb-file-errors').replaceChildren(...errors.map((m) => el('p', { class: 'verdict bad', 'data-testid': 'wb-file-error', text: m })));
+}
+
+function fileDropTarget(zone: HTMLElement, input: HTMLInputElement): void {
+  const take = (files: FileList | null | undefined): void => {
+    // data-loaded counts the batches taken (the end-to-end test waits on it).
+    if (files?.length) void addInputFiles(Array.from(files)).finally(() => { zone.dataset.loaded = String(Number(zone.dataset.loaded ?? 0) + 1); });
+  };
+  zone.addEventListener('dragover', (e) => { e.preventDefault(); zone.classList.add('over'); });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => { e.preventDefault(); zone.classList.remove('over'); take(e.dataTransfer?.files); });
+  input.addEventListener('change', () => { take(input.files); input.value = ''; });
 }
 
 // --- explore + racecheck -----------------------------------------------------------------------
@@ -294,7 +340,7 @@ async function share(): Promise<void> {
 }
 
 function download(): void {
-  const files = projectFiles({ path: kernelPath, kernel: kernelEditor.text, job: jobEditor.text, explore: exploreSettings() });
+  const files = projectFiles({ path: kernelPath, kernel: kernelEditor.text, job: jobEditor.text, explore: exploreSettings() }, inputFiles);
   const a = el('a', { download: files[0]!.name.split('/')[0] + '.tar' });
   a.href = URL.createObjectURL(new Blob([tar(files) as BlobPart], { type: 'application/x-tar' }));
   a.click();
@@ -328,6 +374,7 @@ export async function workbench(runAction: Action): Promise<void> {
   }));
   btn('wb-run').addEventListener('click', () => action('workbench', btn('wb-run'), run));
   btn('wb-race-btn').addEventListener('click', () => action('workbench', btn('wb-race-btn'), raceTools));
+  fileDropTarget($('wb-files'), $('wb-file-input') as HTMLInputElement);
   $('wb-strategy').addEventListener('change', () => { ($('wb-depth') as HTMLInputElement).disabled = ($('wb-strategy') as HTMLSelectElement).value !== 'pct'; });
   btn('wb-share').addEventListener('click', () => action('workbench', btn('wb-share'), share));
   btn('wb-download').addEventListener('click', () => action('workbench', btn('wb-download'), async () => download()));
