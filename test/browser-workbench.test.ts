@@ -4,6 +4,7 @@
 // worker, run, race-checked (a planted race reported at its line, that line highlighted), explored
 // with PCT and exhaustively (replay strings reproducing outcomes), fed .npy files dropped on the
 // page, shared by link and downloaded as a project that Node's race tools run to the same results.
+// A second Chromium with a SwiftShader WebGPU adapter runs the WebGPU column for real.
 // Screenshots go to artifacts/ (git-ignored).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -53,8 +54,8 @@ afterAll(async () => {
   for (const d of [outDir, tmp]) if (d) rmSync(d, { recursive: true, force: true });
 }, 60_000);
 
-async function openPage(url: string): Promise<Page> {
-  const p = await browser!.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+async function openPage(url: string, on: Browser = browser!): Promise<Page> {
+  const p = await on.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
   p.setDefaultTimeout(60_000);
   p.on('pageerror', (e) => pageErrors.push(String(e)));
   await p.goto(url);
@@ -392,6 +393,141 @@ describe('kernel workbench in headless Chromium', () => {
       await p.close();
     }
   }, 120_000);
+});
+
+// A second Chromium with a WebGPU adapter and no GPU: SwiftShader's Vulkan driver, which Debian's
+// chromium ships. The Run button's WebGPU row then runs the kernels' generated WGSL for real and
+// is checked against the wasm pool. Without an adapter there these tests fail where
+// SIMT_REQUIRE_WEBGPU=1 (CI), as the WebGPU test files do, and are skipped elsewhere, saying why.
+describe('kernel workbench with WebGPU on SwiftShader', () => {
+  const WEBGPU_FLAGS = [...FLAGS.filter((f) => f !== '--disable-gpu'),
+    '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader'];
+  let gpuBrowser: Browser | undefined;
+  let gp: Page;
+  let noAdapter: string | undefined;
+
+  beforeAll(async () => {
+    if (setupError !== undefined) return;
+    try {
+      gpuBrowser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: WEBGPU_FLAGS, timeout: 60_000 });
+      gp = await openPage(server!.url, gpuBrowser);
+      await gp.waitForSelector('[data-testid=env][data-state=done]');
+      const status = gp.locator('[data-testid=webgpu-status]');
+      if (await status.getAttribute('data-available') !== 'true') {
+        const why = `no WebGPU adapter in Chromium with SwiftShader (${await status.textContent()})`;
+        if (process.env['SIMT_REQUIRE_WEBGPU'] === '1') throw new Error(`${why}; SIMT_REQUIRE_WEBGPU=1 requires one (scripts/ci-webgpu-setup.sh)`);
+        noAdapter = why;
+        process.stderr.write(`note: workbench WebGPU tests skipped: ${why}\n`);
+      }
+    } catch (e) {
+      setupError = e;
+    }
+  }, 180_000);
+
+  beforeEach((ctx) => { if (noAdapter) ctx.skip(noAdapter); });
+
+  afterAll(async () => { await gpuBrowser?.close().catch(() => undefined); }, 60_000);
+
+  it('the page has an adapter (SwiftShader)', async () => {
+    expect(await gp.textContent('[data-testid=webgpu-status]')).toMatch(/^available: .*swiftshader/i);
+  });
+
+  it('a typed kernel runs on WebGPU beside the wasm pool: its outputs are shown, and it agrees', async () => {
+    await typeInto(gp, 'wb-kernel-editor', MY_KERNEL);
+    await typeInto(gp, 'wb-job-editor', MY_JOB);
+    const ran = await act(gp, 'wb-run');
+    // The reference, computed here: y = 2x + 1 with x = 0, 1, …, 299.
+    const expected = Array.from({ length: 300 }, (_, i) => 2 * i + 1);
+    expect(ran.wasm.y).toEqual(expected);
+    expect(ran.webgpu).toMatchObject({ equal: true, differing: 0, first: [], outputs: { y: expected } });
+    expect(ran.webgpu.adapter).toMatch(/swiftshader/i);
+    expect(ran.verdict).toBe(true);
+    const row = gp.locator('[data-testid=wb-row-webgpu]');
+    expect(await row.getAttribute('class')).toBe('ok');
+    expect(await row.textContent()).toContain('y = [1, 3, 5, 7, 9');
+    expect(await row.textContent()).toContain('agrees with the wasm pool');
+    expect(await row.textContent()).not.toContain('unavailable');
+    expect(await gp.textContent('[data-testid=wb-verdict]')).toMatch(/^Cross-check passed: the wasm pool matches the reference; WebGPU agrees with the wasm pool \(/);
+    await gp.screenshot({ path: join(ARTIFACTS, 'workbench-webgpu.png'), fullPage: true });
+  }, 180_000);
+
+  for (const id of ['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules']) {
+    it(`gallery ${id}: WebGPU runs it and agrees with the wasm pool, which matches the reference`, async () => {
+      await gp.selectOption('[data-testid=wb-gallery]', id);
+      const ran = await act(gp, 'wb-run');
+      expect(ran.reference, id).toMatchObject({ equal: true });
+      expect(ran.webgpu, id).toMatchObject({ equal: true, differing: 0 });
+      expect(Object.keys(ran.webgpu.outputs)).toEqual(Object.keys(ran.wasm));
+      expect(await gp.textContent('[data-testid=wb-verdict]')).toContain('WebGPU agrees with the wasm pool');
+    }, 180_000);
+  }
+
+  it('the planted race: blocks run thread by thread on the wasm pool, in SIMD lanes on WebGPU, which loses updates — the page shows where they differ', async () => {
+    await gp.selectOption('[data-testid=wb-gallery]', 'starter');
+    const ran = await act(gp, 'wb-run');
+    // The wasm pool runs a block's threads one after another: every += lands.
+    expect(ran.wasm.total).toEqual([64, 64]);
+    expect(ran.reference).toMatchObject({ equal: true });
+    // On WebGPU the lanes of a SIMD group read the same total before any writes it back.
+    expect(ran.webgpu.equal).toBe(false);
+    expect(ran.webgpu.outputs.total.every((t: number) => t >= 1 && t < 64)).toBe(true);
+    expect(ran.webgpu.first).toEqual(ran.webgpu.outputs.total.map((t: number, index: number) => ({ output: 'total', index, got: t, expected: 64 })));
+    expect(ran.verdict).toBe(false);
+    expect(await gp.getAttribute('[data-testid=wb-row-webgpu]', 'class')).toBe('bad');
+    expect(await gp.textContent('[data-testid=wb-verdict]')).toMatch(/; WebGPU DIFFERS from the wasm pool \(/);
+    const diffs = gp.locator('[data-testid=wb-diffs]');
+    expect(await diffs.locator('caption').textContent()).toBe('WebGPU vs wasm pool: 2 of 2 elements differ; the first:');
+    expect(await diffs.locator('tbody tr').count()).toBe(2);
+    await gp.screenshot({ path: join(ARTIFACTS, 'workbench-webgpu-differs.png'), fullPage: true });
+  }, 180_000);
+
+  it('block scan: WGSL\'s warp operations are block-wide, so its warp-0-only scan traps on WebGPU; the row shows the trap at its line, the wasm results stand', async () => {
+    await gp.selectOption('[data-testid=wb-gallery]', 'blockScan');
+    // The gallery's kernel is the example file itself (the editor shows only the lines in view).
+    const kernel = readFileSync(join(ROOT, 'examples/kernels/blockScan.ts'), 'utf8');
+    const line = kernel.split('\n').findIndex((l) => /^\s+if \(threadIdx\.x < WARP_SIZE\)/.test(l)) + 1;
+    expect(line).toBeGreaterThan(0);
+    const ran = await act(gp, 'wb-run');
+    expect(ran.reference).toMatchObject({ equal: true });
+    expect(ran.verdict).toBe(false);
+    expect(ran.webgpu.failed).toMatch(new RegExp(`^KernelError: kernel blockScan trapped in block \\(0, 0, 0\\): divergent barrier: the condition of an if with a barrier at blockScan\\.ts:${line}:3 differs between the threads of the block`));
+    expect(await gp.getAttribute('[data-testid=wb-row-webgpu]', 'class')).toBe('bad');
+    expect(await gp.textContent('[data-testid=wb-row-webgpu]')).toContain(`failed — ${ran.webgpu.failed}`);
+    expect(await gp.textContent('[data-testid=wb-verdict]')).toMatch(/^Cross-check passed: the wasm pool matches the reference; WebGPU FAILED \(KernelError\)/);
+  }, 180_000);
+
+  it('a kernel the WGSL back end rejects runs on the wasm pool; the WebGPU row says why it did not run, and where', async () => {
+    const kernel = `import { threadIdx, blockIdx, blockDim } from "simt/kernel";
+
+export function scale(a: f64[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * 0.5;
+}
+`;
+    await gp.selectOption('[data-testid=wb-gallery]', 'starter'); // the kernel's path: mine.ts
+    await typeInto(gp, 'wb-kernel-editor', kernel);
+    await typeInto(gp, 'wb-job-editor', `export default (module) => ({
+  name: 'scale', module,
+  buffers: { a: ['f64', gen.ramp(100)] },
+  launches: [{ kernel: 'scale', grid: 1, block: 128, args: { a: 'a', n: 100 } }],
+  outputs: ['a'],
+  reference: ({ a }) => ({ a: Array.from(a, (v) => v / 2) }),
+});
+`);
+    expect((await act(gp, 'wb-compile')).kernels).toEqual(['scale']);
+    expect(await gp.textContent('[data-testid=wb-compiled]')).toContain('(no WGSL form for scale: WebGPU will not run them)');
+    const ran = await act(gp, 'wb-run');
+    expect(ran.wasm.a).toEqual(Array.from({ length: 100 }, (_, i) => i / 2));
+    expect(ran.reference).toMatchObject({ equal: true });
+    const why = 'the WGSL back end has no form for scale (mine.ts:3: a: f64[] has no WGSL form (WGSL has no 64-bit types))';
+    expect(ran.webgpu).toEqual({ unavailable: why, why: 'no-wgsl' });
+    expect(await gp.textContent('[data-testid=wb-row-webgpu]')).toContain(`unavailable — ${why}`);
+    expect(await gp.textContent('[data-testid=wb-verdict]')).toMatch(/^Cross-check passed: the wasm pool matches the reference; WebGPU not run \(no WGSL form for scale\)/);
+  }, 180_000);
+
+  it('raised no uncaught page errors', () => {
+    expect(pageErrors).toEqual([]);
+  });
 });
 
 /** Drops files on the workbench's drop zone (a DOM drop event carrying them), as a user drags them there. */

@@ -108,6 +108,21 @@ describe('kernel compile errors', () => {
     expect(mod.meta.wgsl!.k!.diagnostics).toEqual([{ file: 'user/k.ts', line: 4, column: 3, message: '** on integers has no WGSL form' }]);
   });
 
+  it('sites (trap and race locations) of code inlined from a device function name its own lines, in the wasm forms and the WGSL', async () => {
+    const source = 'import { threadIdx, __syncwarp } from "simt/kernel";\n' +
+      'function bump(a: i32[]): void {\n  __syncwarp();\n  a[threadIdx.x] = a[threadIdx.x] + 1;\n}\n' +
+      'export function k(a: i32[]): void {\n  if (threadIdx.x < 32) bump(a);\n}\n';
+    const mod = await compileKernels([{ path: 'user/k.ts', source }], { cacheDir: false, optimize: false });
+    const at = (sites: readonly { file: string; line: number; column: number; what: string }[], what: RegExp) =>
+      sites.filter((x) => what.test(x.what)).map((x) => `${x.file}:${x.line}:${x.column}`);
+    for (const sites of [mod.meta.sites, mod.meta.wgsl!.k!.sites!]) {
+      expect(at(sites, /^(read|write) a\[\]$/).length).toBeGreaterThan(0);
+      expect(new Set(at(sites, /^(read|write) a\[\]$/))).toEqual(new Set(['user/k.ts:4:3']));
+      expect(at(sites, /^condition of an if/).length).toBeGreaterThan(0);
+      expect(new Set(at(sites, /^condition of an if/))).toEqual(new Set(['user/k.ts:7:3']));
+    }
+  });
+
   it('a kernel that compiles has typed handles with its parameter spec', async () => {
     const mod = await compileKernels([{ path: 'ok.ts', source: HEAD + 'export function k(a: f32[], n: i32, b: u16[]): void { }' }], { cacheDir: false, optimize: false });
     expect(mod.kernels.k!.spec).toEqual({ a: 'f32[]', n: 'i32', b: 'u16[]' });

@@ -121,14 +121,25 @@ async function run(): Promise<void> {
 
   await progress.set('running on WebGPU…', 0.85);
   const gpu = await openGpu();
-  let webgpu: { outputs: Arrays; ms: number } | { unavailable: string };
-  if (!gpu.ok) webgpu = { unavailable: gpu.reason };
+  // Not run: no adapter, or a launched kernel the WGSL back end has no form for (its diagnostic says why, and where).
+  // Failed: the WGSL ran and threw (a trap — a bounds check, a divergent barrier — as a KernelError); the wasm results stand.
+  let webgpu: { outputs: Arrays; ms: number } | { unavailable: string; why: 'no-adapter' | 'no-wgsl'; short: string } | { failed: string };
+  if (!gpu.ok) webgpu = { unavailable: gpu.reason, why: 'no-adapter', short: 'unavailable' };
   else {
-    const missing = j.spec.launches.map((l) => String(typeof l.kernel === 'string' ? l.kernel : l.kernel.name)).filter((k) => !module.meta.wgsl?.[k]?.source);
-    if (missing.length) webgpu = { unavailable: `no WGSL form for ${missing.join(', ')}: ${module.meta.wgsl?.[missing[0]!]?.diagnostics?.[0]?.message ?? 'see the compiler'}` };
-    else {
-      const g = await createDevice({ backend: 'webgpu', modules: [module] });
-      try { webgpu = await runOnDevice(g, j); } finally { await g.destroy(); }
+    const missing = [...new Set(j.spec.launches.map((l) => String(typeof l.kernel === 'string' ? l.kernel : l.kernel.name)))].filter((k) => !module.meta.wgsl?.[k]?.source);
+    if (missing.length) {
+      const why = missing.map((k) => {
+        const d = module.meta.wgsl?.[k]?.diagnostics?.[0];
+        return d ? `${k} (${d.file}:${d.line}: ${d.message})` : k;
+      });
+      webgpu = { unavailable: `the WGSL back end has no form for ${why.join('; ')}`, why: 'no-wgsl', short: `no WGSL form for ${missing.join(', ')}` };
+    } else {
+      try {
+        const g = await createDevice({ backend: 'webgpu', modules: [module] });
+        try { webgpu = await runOnDevice(g, j); } finally { await g.destroy(); }
+      } catch (e) {
+        webgpu = { failed: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+      }
     }
   }
 
@@ -142,14 +153,17 @@ async function run(): Promise<void> {
       el('td', { class: 'value', text: Object.entries(wasm.outputs).map(([k, v]) => `${k} = ${show(v)}`).join('  ') }),
       el('td', { class: 'check', text: vsRef ? (vsRef.equal ? 'matches the reference' : `${vsRef.differing} differ from the reference`) : 'no reference' })),
     'outputs' in webgpu
-      ? el('tr', { 'data-testid': 'wb-row-webgpu', class: gpuVsWasm!.equal ? 'ok' : 'bad' }, el('td', { text: 'WebGPU' }), el('td', { class: 'num', text: fmtMs(webgpu.ms) }),
+      ? el('tr', { 'data-testid': 'wb-row-webgpu', class: gpuVsWasm!.equal ? 'ok' : 'bad' }, el('td', { text: 'WebGPU', title: gpu.ok ? gpu.description : '' }), el('td', { class: 'num', text: fmtMs(webgpu.ms) }),
         el('td', { class: 'value', text: Object.entries(webgpu.outputs).map(([k, v]) => `${k} = ${show(v)}`).join('  ') }),
         el('td', { class: 'check', text: gpuVsWasm!.equal ? 'agrees with the wasm pool' : `${gpuVsWasm!.differing} differ from the wasm pool` }))
-      : el('tr', { 'data-testid': 'wb-row-webgpu', class: 'unavailable' }, el('td', { text: 'WebGPU' }), el('td', { text: '—' }), el('td', { text: `unavailable — ${webgpu.unavailable}` }), el('td', { text: 'not run' })),
+      : 'failed' in webgpu
+        ? el('tr', { 'data-testid': 'wb-row-webgpu', class: 'bad' }, el('td', { text: 'WebGPU' }), el('td', { text: '—' }), el('td', { class: 'value', text: `failed — ${webgpu.failed}` }), el('td', { class: 'check', text: 'failed where the wasm pool ran' }))
+        : el('tr', { 'data-testid': 'wb-row-webgpu', class: 'unavailable' }, el('td', { text: 'WebGPU' }), el('td', { text: '—' }), el('td', { text: `unavailable — ${webgpu.unavailable}` }), el('td', { text: 'not run' })),
   ];
-  const ok = (vsRef?.equal ?? true) && (gpuVsWasm?.equal ?? true);
+  const ok = (vsRef?.equal ?? true) && (gpuVsWasm?.equal ?? true) && !('failed' in webgpu);
   const verdict = `${!vsRef ? 'No reference given (add reference(inputs) to the job)' : vsRef.equal ? 'Cross-check passed: the wasm pool matches the reference' : 'Cross-check FAILED: the wasm pool differs from the reference'}; ` +
-    `${gpuVsWasm ? (gpuVsWasm.equal ? 'WebGPU agrees with the wasm pool' : 'WebGPU DIFFERS from the wasm pool') : 'WebGPU not run (unavailable)'} (${TOLERANCE_NOTE}).`;
+    `${gpuVsWasm ? (gpuVsWasm.equal ? 'WebGPU agrees with the wasm pool' : 'WebGPU DIFFERS from the wasm pool')
+      : 'failed' in webgpu ? `WebGPU FAILED (${webgpu.failed.split(':')[0]})` : `WebGPU not run (${(webgpu as { short: string }).short})`} (${TOLERANCE_NOTE}).`;
   $('wb-results').append(
     el('table', { 'data-testid': 'wb-table' }, el('thead', {}, el('tr', {}, ...['backend', 'launches', 'outputs', 'check'].map((h) => el('th', { text: h })))), el('tbody', {}, ...rows)),
     el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, 'data-testid': 'wb-verdict', text: verdict }),
@@ -159,7 +173,9 @@ async function run(): Promise<void> {
   setState('done', {
     action: 'run', verdict: ok, wasm: Object.fromEntries(Object.entries(wasm.outputs).map(([k, v]) => [k, Array.from(v)])),
     reference: vsRef ? { equal: vsRef.equal, differing: vsRef.differing, first: vsRef.first } : null,
-    webgpu: gpuVsWasm ? { equal: gpuVsWasm.equal, differing: gpuVsWasm.differing } : { unavailable: (webgpu as { unavailable: string }).unavailable },
+    webgpu: 'outputs' in webgpu
+      ? { adapter: gpu.ok ? gpu.description : null, equal: gpuVsWasm!.equal, differing: gpuVsWasm!.differing, first: gpuVsWasm!.first, outputs: plainOutputs(webgpu.outputs) }
+      : 'failed' in webgpu ? { failed: webgpu.failed } : { unavailable: webgpu.unavailable, why: webgpu.why },
   });
 }
 

@@ -1527,7 +1527,7 @@ class KernelCompiler {
     r.parts.push({ store: { slot: this.fixedSlots.cond, type: 'u8', bytes: 1, node: e, asPredicate: true } });
     this.cut(condItems);
     this.current = saved;
-    const site = this.fe.site(construct, this.fn.file, `condition of a ${construct.kind === NK.If ? 'if' : 'loop'} with a barrier`);
+    const site = this.fe.site(construct, this.fn.file, `condition of ${construct.kind === NK.If ? 'an if' : 'a loop'} with a barrier`);
     return { items: condItems, slot: this.fixedSlots.cond, site, node: e };
   }
 
