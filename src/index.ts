@@ -29,6 +29,9 @@ export type { CountModulesOptions, CountModulesResult } from './ops/countModules
 export { gridStrideShape } from './ops/launchShape.js';
 export type { Shape } from './ops/launchShape.js';
 export * as data from './data/synthetic.js';
+// NumPy .npy files: read, written, and as a job's input buffer.
+export { readNpy, writeNpy, npyBuffer, NpyFormatError } from './io/npy.js';
+export type { NpyArray, NpyData, NpyDtype, WriteNpyOptions } from './io/npy.js';
 // Browsers: where a bundled page serves the run-time files (docs/browser.md).
 export { configureAssets, sharedMemoryProblem } from './platform.js';
 export type { AssetLocations } from './platform.js';

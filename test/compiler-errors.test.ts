@@ -4,8 +4,8 @@ import { compileKernels, KernelCompileError } from '../src/compiler/index.js';
 
 const HEAD = 'import { threadIdx, blockIdx, blockDim, __syncthreads, __shfl_down_sync, __shared__ } from "simt/kernel";\n';
 
-// `line` is the line of the whole source (HEAD is line 1).
-const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
+// `line` (and `column`, where given) is the place in the whole source (HEAD is line 1).
+const CASES: { what: string; body: string; line: number; column?: number; message: RegExp }[] = [
   { what: 'a barrier under thread-dependent control flow', line: 3, message: /thread-dependent control flow.*threadIdx/,
     body: 'export function k(a: f32[]): void {\n  if (threadIdx.x < 16) {\n    __syncthreads();\n  }\n}' },
   { what: 'a barrier in a loop bounded by a value computed from threadIdx', line: 5, message: /thread-dependent control flow/,
@@ -62,6 +62,24 @@ const CASES: { what: string; body: string; line: number; message: RegExp }[] = [
     body: 'export function k(a: i32[]): void { a[0] = __ldu<i32>(0, 0, 0, 0, 0, 0); }' },
   { what: 'a fence with an argument', line: 4, message: /__threadfence_block\(\) takes no arguments/,
     body: 'import { __threadfence_block } from "simt/kernel";\nexport function k(a: i32[]): void {\n  __threadfence_block(1);\n}' },
+  // Errors that AssemblyScript finds in the generated code come back at the user's line and
+  // column: each were once reported in the generated file, or at a neighbouring line.
+  { what: 'an unknown name in a module-level const', line: 2, column: 16, message: /Cannot find name 'nopeConst'/,
+    body: 'const K: i32 = nopeConst;\nexport function k(a: f32[]): void {\n  a[threadIdx.x] = <f32>K;\n}' },
+  { what: 'an unknown name in a device function with a barrier (inlined: its own line, not the call\'s)', line: 4, column: 3, message: /Cannot find name 'nope'/,
+    body: 'function helper(a: f32[]): void {\n  __syncthreads();\n  a[0] = nope;\n}\nexport function k(a: f32[]): void {\n  a[1] = 2;\n  helper(a);\n}' },
+  { what: 'an unknown name in the condition of a loop with a barrier', line: 3, column: 23, message: /Cannot find name 'limit'/,
+    body: 'export function k(a: f32[], n: i32): void {\n  for (let j = 0; j < limit; j++) {\n    __syncthreads();\n  }\n}' },
+  { what: 'an unknown name in a shuffle\'s lane operand', line: 4, column: 39, message: /Cannot find name 'offset'/,
+    body: 'export function k(a: f32[]): void {\n  let v = a[threadIdx.x];\n  v = __shfl_down_sync(0xffffffff, v, offset);\n  a[threadIdx.x] = v;\n}' },
+  { what: 'an unknown name on the third line of a statement written over three', line: 6, column: 5, message: /Cannot find name 'missing'/,
+    body: 'export function k(a: f32[]): void {\n  const i = threadIdx.x;\n  const v = a[i] +\n    a[i + 1] +\n    missing;\n  a[i] = v;\n}' },
+  { what: 'an unknown name after an early return', line: 4, column: 20, message: /Cannot find name 'qq'/,
+    body: 'export function k(a: f32[]): void {\n  if (threadIdx.x > 3) return;\n  a[threadIdx.x] = qq;\n}' },
+  { what: 'an unknown name in a grid-stride loop\'s bound (compiled as written and strip-mined)', line: 3, column: 59, message: /Cannot find name 'count'/,
+    body: 'export function k(a: f32[]): void {\n  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += blockDim.x * gridDim.x) a[i] = 1;\n}' },
+  { what: 'an unknown name in a grid-stride loop\'s body (compiled as written and strip-mined: reported once)', line: 5, column: 19, message: /Cannot find name 'bogus'/,
+    body: 'export function k(a: f32[], n: i32): void {\n  const s = blockDim.x * gridDim.x;\n  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += s) {\n    a[i] = a[i] + bogus;\n  }\n}' },
 ];
 
 describe('kernel compile errors', () => {
@@ -75,9 +93,37 @@ describe('kernel compile errors', () => {
       expect(d, e.message).toBeDefined();
       expect(d!.file).toBe('user/k.ts');
       expect(d!.line).toBe(c.line);
+      if (c.column !== undefined) expect(d!.column).toBe(c.column);
+      // Every problem is in the user's file (none in the compiler's generated sources), once
+      // (not again from the fine-grained form at a neighbouring line).
+      expect(e.diagnostics.map((x) => x.file), e.message).toEqual(e.diagnostics.map(() => 'user/k.ts'));
+      const place = (x: { line: number; column: number; message: string }): string => `${x.line}:${x.column}: ${x.message.replace(/ \(in: .*\)$/s, '')}`;
+      expect(new Set(e.diagnostics.map(place)).size, e.message).toBe(e.diagnostics.length);
       expect(e.message.split('\n')).toHaveLength(1);
     });
   }
+
+  it('a construct without a WGSL form in an inlined device function is reported at its own line', async () => {
+    const source = HEAD + 'function square(a: i32[]): void {\n  __syncthreads();\n  a[threadIdx.x] = a[threadIdx.x] ** 2;\n}\nexport function k(a: i32[]): void {\n  a[threadIdx.x] = 3;\n  square(a);\n}';
+    const mod = await compileKernels([{ path: 'user/k.ts', source }], { cacheDir: false, optimize: false });
+    expect(mod.meta.wgsl!.k!.source).toBeUndefined();
+    expect(mod.meta.wgsl!.k!.diagnostics).toEqual([{ file: 'user/k.ts', line: 4, column: 3, message: '** on integers has no WGSL form' }]);
+  });
+
+  it('sites (trap and race locations) of code inlined from a device function name its own lines, in the wasm forms and the WGSL', async () => {
+    const source = 'import { threadIdx, __syncwarp } from "simt/kernel";\n' +
+      'function bump(a: i32[]): void {\n  __syncwarp();\n  a[threadIdx.x] = a[threadIdx.x] + 1;\n}\n' +
+      'export function k(a: i32[]): void {\n  if (threadIdx.x < 32) bump(a);\n}\n';
+    const mod = await compileKernels([{ path: 'user/k.ts', source }], { cacheDir: false, optimize: false });
+    const at = (sites: readonly { file: string; line: number; column: number; what: string }[], what: RegExp) =>
+      sites.filter((x) => what.test(x.what)).map((x) => `${x.file}:${x.line}:${x.column}`);
+    for (const sites of [mod.meta.sites, mod.meta.wgsl!.k!.sites!]) {
+      expect(at(sites, /^(read|write) a\[\]$/).length).toBeGreaterThan(0);
+      expect(new Set(at(sites, /^(read|write) a\[\]$/))).toEqual(new Set(['user/k.ts:4:3']));
+      expect(at(sites, /^condition of an if/).length).toBeGreaterThan(0);
+      expect(new Set(at(sites, /^condition of an if/))).toEqual(new Set(['user/k.ts:7:3']));
+    }
+  });
 
   it('a kernel that compiles has typed handles with its parameter spec', async () => {
     const mod = await compileKernels([{ path: 'ok.ts', source: HEAD + 'export function k(a: f32[], n: i32, b: u16[]): void { }' }], { cacheDir: false, optimize: false });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { NpyFormatError, readNpy, readNpyHeader, writeNpy, type NpyData } from '../src/io/npy.js';
+import { npyBuffer, NpyFormatError, readNpy, readNpyHeader, writeNpy, type NpyData } from '../src/io/npy.js';
+import { SimtError } from '../src/errors.js';
 
 // Files written by numpy 2 (np.save / np.lib.format.write_array), base64.
 const NUMPY = {
@@ -156,5 +157,36 @@ describe('npy: malformed input', () => {
     expect(() => writeNpy(new Uint8Array(1), [1.5])).toThrow(/non-negative integers/);
     expect(() => writeNpy(new DataView(new ArrayBuffer(4)) as unknown as Uint8Array)).toThrow(/unsupported array type/);
     expect(() => writeNpy(new Uint8Array(1), [1], { version: 3 as 1 })).toThrow(/version 1 or 2/);
+  });
+});
+
+describe('npyBuffer: an .npy file as a job\'s input buffer', () => {
+  it('is [dtype, data] with the file\'s dtype, for every dtype', () => {
+    const cases: [NpyData, string][] = [
+      [new Uint8Array([1, 2]), 'u8'], [new Int8Array([-1]), 'i8'], [new Uint16Array([7]), 'u16'], [new Int16Array([-7]), 'i16'],
+      [new Uint32Array([9]), 'u32'], [new Int32Array([-9]), 'i32'], [new BigUint64Array([5n]), 'u64'], [new BigInt64Array([-5n]), 'i64'],
+      [new Float32Array([1.5, 2.5, 3.5]), 'f32'], [new Float64Array([0.1]), 'f64'],
+    ];
+    for (const [data, dtype] of cases) {
+      const [d, got] = npyBuffer(writeNpy(data));
+      expect(d).toBe(dtype);
+      expect(got).toEqual(data);
+    }
+    // A 2-D file gives its elements in C order; the shape is checked when the job gives one.
+    const m = writeNpy(new Int32Array([1, 2, 3, 4, 5, 6]), [2, 3]);
+    expect(npyBuffer(m, { name: 'm.npy', shape: [2, 3] })[1]).toEqual(new Int32Array([1, 2, 3, 4, 5, 6]));
+  });
+
+  it('a file of another shape, or not an .npy file, is a one-line NpyFormatError naming the file', () => {
+    const x = writeNpy(new Float32Array(200));
+    expect(() => npyBuffer(x, { name: 'x.npy', shape: [300] })).toThrow(new NpyFormatError('x.npy: shape (200,), the job expects (300,)'));
+    expect(() => npyBuffer(writeNpy(new Float32Array(6), [2, 3]), { name: 'm.npy', shape: [6] })).toThrow('m.npy: shape (2, 3), the job expects (6,)');
+    const e = (() => { try { npyBuffer(ascii('hello, not numpy'), { name: 'notes.npy' }); } catch (err) { return err; } })();
+    expect(e).toBeInstanceOf(NpyFormatError);
+    expect(e).toBeInstanceOf(SimtError);
+    expect((e as Error).name).toBe('NpyFormatError');
+    expect((e as Error).message).toBe('notes.npy: bad magic: not an .npy file (expected \\x93NUMPY)');
+    expect(() => npyBuffer(b64(NUMPY.c8), { name: 'z.npy' })).toThrow(/^z\.npy: unsupported dtype descr '<c8'/);
+    expect(() => npyBuffer(b64(NUMPY.c8))).toThrow(/^the \.npy file: /);
   });
 });

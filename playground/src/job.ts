@@ -3,8 +3,10 @@
 // — whose spec may also carry `reference(inputs)`: the expected outputs, computed in JS from the
 // job's inputs (defineJob ignores the field). Inputs come from the generators of GEN_SOURCE,
 // which the page evaluates and which "download as a project" writes into the job file, so the
-// downloaded job is the same job.
-import type { JobSpec, KernelModule } from 'simt';
+// downloaded job is the same job — or from .npy files dropped on the page: `file('x.npy', shape)`
+// is a buffer holding one (simt's npyBuffer: its dtype the file's, its shape checked); a
+// downloaded project carries the files and a `file` that reads them beside its job.js.
+import { npyBuffer, NpyFormatError, type JobSpec, type KernelModule } from 'simt';
 
 /** Seeded input generators (mulberry32), as JavaScript text: shared by the page and downloads. */
 export const GEN_SOURCE = `// Input generators (simt playground): seeded, so a job gives the same inputs everywhere.
@@ -23,6 +25,19 @@ const gen = (() => {
 })();
 `;
 
+/** A project's `file`: the .npy files beside its job.js (Node), through the same npyBuffer. */
+export const NODE_FILE_SOURCE = `// Input files (simt playground): file(name, shape) is a buffer [dtype, data] holding the .npy
+// file beside this job.js, its dtype the file's; a file of another shape than given is an error.
+import { readFileSync } from 'node:fs';
+import { npyBuffer } from 'simt';
+const file = (name, shape) => npyBuffer(readFileSync(new URL(name, import.meta.url)), { name, shape });
+`;
+
+/** The file names a job text reads with file('…'), in order, once each. */
+export function filesRead(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(/\bfile\(\s*(['"`])([^'"`]+)\1/g), (m) => m[2]!))];
+}
+
 /** What the page runs: the spec (with its module) and the optional reference. */
 export interface WorkbenchJob {
   spec: JobSpec & { launches: NonNullable<JobSpec['launches']> };
@@ -34,19 +49,32 @@ export class JobTextError extends Error {
   override name = 'JobTextError';
 }
 
-/** Evaluates the job text against a compiled module. */
-export function evaluateJob(text: string, module: KernelModule): WorkbenchJob {
+/** The job's input files, by name: the .npy files dropped on the page. */
+export type InputFiles = ReadonlyMap<string, Uint8Array>;
+
+/** Evaluates the job text against a compiled module, its file('…') reading `files`. */
+export function evaluateJob(text: string, module: KernelModule, files: InputFiles = new Map()): WorkbenchJob {
   if (!/^\s*export\s+default\s/m.test(text)) throw new JobTextError('the job must `export default (module) => ({ … })` (a job file for simt racecheck --job)');
+  const file = (name: unknown, shape?: readonly number[]): unknown => {
+    if (typeof name !== 'string') throw new JobTextError(`file(name, shape): the name is a string such as 'x.npy', got ${typeof name}`);
+    const bytes = files.get(name);
+    if (!bytes) throw new JobTextError(`the job reads file('${name}'): drop or pick that .npy file (${files.size ? `loaded: ${[...files.keys()].join(', ')}` : 'none is loaded'})`);
+    return npyBuffer(bytes, { name, shape });
+  };
+  /** An error of the job's own code, in one line (a bad input file's says so by itself). */
+  const threw = (what: string, e: unknown): JobTextError =>
+    e instanceof JobTextError ? e : e instanceof NpyFormatError ? new JobTextError(e.message)
+      : new JobTextError(`${what}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
   let factory: unknown;
   try {
-    factory = new Function(`${GEN_SOURCE}\n${text.replace(/^\s*export\s+default\s/m, 'return ')}`)();
+    factory = new Function('file', `${GEN_SOURCE}\n${text.replace(/^\s*export\s+default\s/m, 'return ')}`)(file);
   } catch (e) {
-    throw new JobTextError(`the job text does not evaluate: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+    throw threw('the job text does not evaluate', e);
   }
   let spec: unknown = factory;
   if (typeof factory === 'function') {
     try { spec = (factory as (m: KernelModule) => unknown)(module); } catch (e) {
-      throw new JobTextError(`the job's function threw: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+      throw threw('the job\'s function threw', e);
     }
   }
   if (!spec || typeof spec !== 'object') throw new JobTextError(`the job's default export must be a spec or (module) => spec, got ${typeof spec}`);
@@ -57,7 +85,7 @@ export function evaluateJob(text: string, module: KernelModule): WorkbenchJob {
   return { spec: { ...rest, module: rest.module ?? module } as WorkbenchJob['spec'], reference: reference as WorkbenchJob['reference'] };
 }
 
-/** The job file of a downloaded project: the generators, then the job text as it is. */
+/** The job file of a downloaded project: the generators (and `file` if it reads files), then the job text as it is. */
 export function jobFileText(text: string): string {
-  return `${GEN_SOURCE}\n${text.trimEnd()}\n`;
+  return `${filesRead(text).length ? `${NODE_FILE_SOURCE}\n` : ''}${GEN_SOURCE}\n${text.trimEnd()}\n`;
 }

@@ -37,8 +37,8 @@ const FINE_FLAGS = [
 
 export interface AscResult { binary: Uint8Array; diagnostics: Diagnostic[] }
 
-/** Where a line of a generated file came from (for mapping compiler errors to the user's source). */
-export type LineMap = (generatedLine: number) => { file: string; line: number } | undefined;
+/** Where a place in a generated file came from (for compiler errors): its line and the generated text there. */
+export type LineMap = (generatedLine: number, token: string) => { file: string; line: number; column: number } | undefined;
 
 /**
  * Compiles one generated entry source against the runtime. Errors come back as diagnostics,
@@ -64,7 +64,7 @@ export async function ascCompile(entry: string, form: 'block' | 'fine', optimize
     listFiles: () => [],
     stdout: { write: () => true } as never,
     stderr: { write: (s: string | Uint8Array) => { stderr.push(typeof s === 'string' ? s : new TextDecoder().decode(s)); return true; } } as never,
-    reportDiagnostic: (d: { category: number; message: string; range: { start: number; source: { normalizedPath: string } | null } | null }) => {
+    reportDiagnostic: (d: { category: number; message: string; range: { start: number; end: number; source: { normalizedPath: string } | null } | null }) => {
       if (d.category !== 3) return; // errors only (AS: 0 pedantic, 1 info, 2 warning, 3 error)
       let file = d.range?.source?.normalizedPath ?? '(generated)';
       let line = 1, column = 1;
@@ -75,9 +75,9 @@ export async function ascCompile(entry: string, form: 'block' | 'fine', optimize
         for (let i = 0; i < d.range.start; i++) if (text.charCodeAt(i) === 10) { line++; nl = i; }
         column = d.range.start - nl;
         if (file.startsWith('simt_kernels/entry')) {
-          const src = mapLine(line);
+          const src = mapLine(line, text.slice(d.range.start, d.range.end));
           const gen = text.split('\n')[line - 1]?.trim() ?? '';
-          if (src) { file = src.file; line = src.line; column = 1; }
+          if (src) ({ file, line, column } = src);
           diagnostics.push({ file, line, column, message: `${d.message} (in: ${gen.length > 120 ? gen.slice(0, 117) + '…' : gen})` });
           return;
         }

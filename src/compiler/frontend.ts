@@ -79,6 +79,8 @@ export interface FrontEndAnalysis {
   constValue(e: AstNode | null): number | undefined;
   valueType(fn: FunctionInfo, e: AstNode | null): string | null;
   declType(fn: FunctionInfo, d: Decl): string | null;
+  /** A node's place in the user's sources (through the origins of inlined device functions). */
+  where(node: AstNode, file: string): { file: string; line: number; column: number };
 }
 
 export interface FrontEndOptions {
@@ -179,6 +181,17 @@ class FrontEnd {
     if (o) return { file: o.file, line: o.line, column: o.column };
     const lc = lineCol(node);
     return { file, line: lc.line, column: lc.column };
+  }
+
+  /**
+   * The `// @line` comment put above the generated code of a node (see mapGeneratedLine): where
+   * the node starts in the user's sources and, outside inlined code, where it ends.
+   */
+  marker(node: AstNode, file: string): string {
+    const o = originOf(this.files.find((f) => f.path === file)?.origins, node.range.start);
+    if (o) return lineMarker({ file: o.file, line: o.line, column: o.column });
+    const end = lineCol({ range: { ...node.range, start: node.range.end } } as AstNode);
+    return lineMarker({ file, ...lineCol(node), end });
   }
 
   addFile(f: SourceFile): void {
@@ -402,7 +415,7 @@ class FrontEnd {
     // set; kernels without them pass the thread to each access, and their loops store nothing.
     const hasDeviceFunctions = deviceFunctions.length > 0;
     for (const t of this.topLevel) {
-      const text = printStatement(this.as, t.node);
+      const text = `${this.marker(t.node, t.file)}\n${printStatement(this.as, t.node)}`;
       blockParts.push(text);
       fineParts.push(text);
     }
@@ -439,6 +452,7 @@ class FrontEnd {
         functions: this.functions,
         moduleConst: (name) => this.moduleConst(name),
         constValue: (e) => this.constValue(e),
+        where: (node, file) => this.where(node, file),
         valueType: (fn, e) => valueType(this, fn, e),
         declType: (fn, d) => declType(this, fn, d),
       },
@@ -545,6 +559,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
     visitVariableStatement(n: AstNode): void; visitVariableDeclaration(n: AstNode): void;
     visitUnaryPostfixExpression(n: AstNode): void; visitUnaryPrefixExpression(n: AstNode): void;
     visitTernaryExpression(n: AstNode): void; visitIfStatement(n: AstNode): void;
+    visitBlockStatement(n: AstNode): void;
   }
   const checked = !fe.unchecked || ctx.mode === 'fine';
   // In a kernel's own code (its regions and block-level statements) the index variables and the
@@ -744,6 +759,18 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       }
       this.sb.push(m.guard ? `if (${this.text(m.guard)}) { ${assign} }` : `{ ${assign} }`);
     }
+    /** AssemblyScript's block printer, with each statement's `// @line` above it (for compile errors). */
+    override visitBlockStatement(n: AstNode): void {
+      const statements = n.statements as AstNode[];
+      if (statements.length === 0) { this.sb.push('{}'); return; }
+      this.sb.push('{\n');
+      const ind = '  '.repeat(++this.indentLevel);
+      for (const st of statements) {
+        this.sb.push(`${ind}${fe.marker(st, fn.file)}\n${ind}`);
+        this.visitNodeAndTerminate(st);
+      }
+      this.sb.push('  '.repeat(--this.indentLevel), '}');
+    }
     override visitReturnStatement(n: AstNode): void {
       if (ctx.mode === 'region') {
         if (n.value) fail(n, 'a kernel returns no value');
@@ -890,13 +917,13 @@ class FunctionPrinter {
 
   printDeviceFunction(): string {
     const f = this.fn;
-    const mark = lineMarker(f.file, f.node) + '\n';
+    const mark = this.fe.marker(f.node, f.file) + '\n';
     const deco = (f.node.decorators as AstNode[] | null)?.some((d) => textOf(d).includes('inline')) ? '// @ts-ignore: decorator\n@inline ' : '';
     return `${mark}${deco}function ${f.name}(${this.params()}): ${f.returnType} ${this.body()}`;
   }
 
   printFineKernel(): string {
-    return `${lineMarker(this.fn.file, this.fn.node)}\nexport function tk_${this.fn.name}(${this.params()}): void ${this.body()}`;
+    return `${this.fe.marker(this.fn.node, this.fn.file)}\nexport function tk_${this.fn.name}(${this.params()}): void ${this.body()}`;
   }
 }
 
@@ -963,6 +990,9 @@ class KernelCompiler {
 
   private fail(n: AstNode, msg: string): never { throw new KernelDiagnostic(n, msg); }
 
+  /** The `// @line` of a node of this kernel (of the kernel itself for null). */
+  private mark(n: AstNode | null): string { return this.fe.marker(n ?? this.fn.node, this.fn.file); }
+
   private newSlot(n: AstNode): number {
     if (this.slotsUsed >= CONTEXT_SLOTS) this.fail(n, `too many values live across barriers in '${this.fn.name}' (more than ${CONTEXT_SLOTS} context slots)`);
     return this.slotsUsed++;
@@ -1003,7 +1033,7 @@ class KernelCompiler {
     this.regions.forEach((r, k) => { r.id = k; });
     this.classify();
     const regionFns = this.regions.map((r) => this.regionFunction(r));
-    const uniformDecls = [...this.uniform].map((d) => `let ${d.outName}: ${this.typeOf(d)} = <${this.typeOf(d)}>0;`)
+    const uniformDecls = [...this.uniform].map((d) => `${this.mark(d.node)}\nlet ${d.outName}: ${this.typeOf(d)} = <${this.typeOf(d)}>0;`)
       .concat(this.uniformTemps.map((u) => `let ${u.name}: ${u.type} = <${u.type}>0;`));
     const prologue = [...uniformDecls, ...(this.exitSlot >= 0 ? [`__clearExits(${this.exitSlot});`] : [])];
     return { regionFns, prologue, seeded: this.itemsText(items, 'seeded', '  '), fast: this.itemsText(items, 'fast', '  ') };
@@ -1035,13 +1065,14 @@ class KernelCompiler {
     };
     const doc = `// kernel ${name} (${fn.file}:${lineCol(fn.node).line}): ${this.regions.length} region(s), ${this.slotsUsed} context slot(s)` +
       (interchanged ? '; grid-stride loops interchanged when each thread has many iterations' : '');
+    const mark = this.mark(null);
     const block = [
       doc,
       ...(interchanged?.regionFns ?? []),
       ...plain.regionFns,
-      `export function ${name}(${params}): void {`, INDEX_LOCALS_DECL, ...body('seeded'), '}',
-      `export function __fast_${name}(${params}): void {`, INDEX_LOCALS_DECL, ...body('fast'), '}',
-      `export function __blocks_${name}(first: f64, count: i32${params ? ', ' + params : ''}): void {`,
+      mark, `export function ${name}(${params}): void {`, INDEX_LOCALS_DECL, ...body('seeded'), '}',
+      mark, `export function __fast_${name}(${params}): void {`, INDEX_LOCALS_DECL, ...body('fast'), '}',
+      mark, `export function __blocks_${name}(first: f64, count: i32${params ? ', ' + params : ''}): void {`,
       `  for (let k = 0; k < count; k++) { __block(first + <f64>k); __fast_${name}(${args}); }`,
       '}',
     ].join('\n');
@@ -1505,7 +1536,7 @@ class KernelCompiler {
     r.parts.push({ store: { slot: this.fixedSlots.cond, type: 'u8', bytes: 1, node: e, asPredicate: true } });
     this.cut(condItems);
     this.current = saved;
-    const site = this.fe.site(construct, this.fn.file, `condition of a ${construct.kind === NK.If ? 'if' : 'loop'} with a barrier`);
+    const site = this.fe.site(construct, this.fn.file, `condition of ${construct.kind === NK.If ? 'an if' : 'a loop'} with a barrier`);
     return { items: condItems, slot: this.fixedSlots.cond, site, node: e };
   }
 
@@ -1705,9 +1736,9 @@ class KernelCompiler {
     const storeBack = context.filter((d) => assigned.has(d)).map((d) => `store<${this.typeOf(d)}>(__ctx(${d.slot}, __t), ${d.outName}); `).join('');
     const onReturn = () => `${storeBack}${this.exitSlot >= 0 ? `__exit(${this.exitSlot}, __t); ` : ''}`;
     const lines: string[] = [];
-    for (const d of fn.decls) if (remat.has(d)) lines.push(`  const ${d.outName} = ${this.exprText(d.node!.initializer, 'region')};`);
-    for (const d of context) lines.push(`  let ${d.outName}: ${this.typeOf(d)} = load<${this.typeOf(d)}>(__ctx(${d.slot}, __t));`);
-    for (const d of split) lines.push(`  let ${d.outName}: ${this.typeOf(d)} = <${this.typeOf(d)}>0;`);
+    for (const d of fn.decls) if (remat.has(d)) lines.push(`  ${this.mark(d.node)}`, `  const ${d.outName} = ${this.exprText(d.node!.initializer, 'region')};`);
+    for (const d of context) lines.push(`  ${this.mark(d.node)}`, `  let ${d.outName}: ${this.typeOf(d)} = load<${this.typeOf(d)}>(__ctx(${d.slot}, __t));`);
+    for (const d of split) lines.push(`  ${this.mark(d.node)}`, `  let ${d.outName}: ${this.typeOf(d)} = <${this.typeOf(d)}>0;`);
     const replace = new Map<AstNode, string>();
     for (const [call, text] of r.replace) replace.set(call, this.collectiveResult(call, text));
     if (r.wrap) lines.push(`  ${r.wrap.open}`);
@@ -1715,6 +1746,7 @@ class KernelCompiler {
       if ('store' in p) {
         const st = p.store;
         const v = this.fix(this.printer('region', replace, onReturn).text(st.node));
+        lines.push(`  ${this.mark(st.node)}`);
         lines.push(st.bytes === 1
           ? `  store<u8>(__ctx(${st.slot}, 0) + <usize>__t, (${v}) ? 1 : 0);`
           : `  store<${st.type}>(__ctx(${st.slot}, __t), <${st.type}>(${v}));`);
@@ -1722,7 +1754,7 @@ class KernelCompiler {
       }
       const pr = this.printer('region', replace, onReturn);
       pr.indentLevel = 1;
-      lines.push(lineMarker(fn.file, p.node));
+      lines.push(`  ${this.mark(p.node)}`);
       pr.visitNodeAndTerminate(p.node);
       lines.push('  ' + this.fix(pr.finish()).trimEnd());
     }
@@ -1731,7 +1763,7 @@ class KernelCompiler {
     const params = ['__t: i32', '__tx: i32', '__ty: i32', '__tz: i32', INDEX_PARAMS, this.paramList(), ...uniforms.map((d) => `${d.outName}: ${this.typeOf(d)}`), ...this.uniformTemps.map((u) => `${u.name}: ${u.type}`)]
       .filter((x) => x).join(', ');
     (r as Region & { uniformArgs?: string }).uniformArgs = [...uniforms.map((d) => d.outName), ...this.uniformTemps.map((u) => u.name)].join(', ');
-    return `// region ${r.id} of ${fn.name}${this.tag}\n// @ts-ignore: decorator\n@inline function __${fn.name}${this.tag}_r${r.id}(${params}): void {\n${lines.join('\n')}\n}`;
+    return `${this.mark(null)}\n// region ${r.id} of ${fn.name}${this.tag}\n// @ts-ignore: decorator\n@inline function __${fn.name}${this.tag}_r${r.id}(${params}): void {\n${lines.join('\n')}\n}`;
   }
 
   private collectiveResult(call: AstNode, text: string): string {
@@ -1772,7 +1804,7 @@ class KernelCompiler {
             text = (it.node.declarations as AstNode[]).filter((vd) => vd.initializer)
               .map((vd) => `${this.fn.declOf.get(vd)!.outName} = ${this.exprText(vd.initializer)};`).join(' ');
           }
-          out.push(ind + this.fix(text));
+          out.push(ind + this.mark(it.node), ind + this.fix(text));
           break;
         }
         case 'code': out.push(ind + this.fix(it.text)); break;
@@ -1797,7 +1829,7 @@ class KernelCompiler {
   }
 
   private condText(c: Cond, form: 'fast' | 'seeded', ind: string): { pre: string; expr: string } {
-    if ('uniform' in c) return { pre: '', expr: this.exprText(c.uniform) };
+    if ('uniform' in c) return { pre: ind + this.mark(c.uniform), expr: this.exprText(c.uniform) };
     if ('text' in c) return { pre: '', expr: c.text };
     return { pre: this.itemsText(c.items, form, ind), expr: `__uniform(${c.slot}, ${this.exitSlot}, ${c.site})` };
   }
@@ -1832,30 +1864,73 @@ class KernelCompiler {
       return `${ind}{ const __n = beginPhase();\n${ind}  for (let __k = 0; __k < __n; __k++) {\n${ind}    const __t = threadAt(__k); const __tx = __t % __bdx; const __ty = (__t / __bdx) % __bdy; const __tz = __t / (__bdx * __bdy);\n${ind}    ${body}\n${ind}  }\n${ind}}`;
     }
     let lo = '0', hi = '__bdx';
+    let mark = '';
     if (r.guard) {
+      if ('bound' in r.guard) mark = `${ind}${this.mark(r.guard.bound)}\n`;
       const b = 'text' in r.guard ? r.guard.text : `<i32>(${this.exprText(r.guard.bound)})`;
       if (r.guard.op === '<') hi = `min(${b}, __bdx)`;
       else if (r.guard.op === '<=') hi = `min(${b} + 1, __bdx)`;
       else { lo = `max(${b}, 0)`; hi = `min(${b} + 1, __bdx)`; }
     }
-    return `${ind}{ const __xlo = ${lo}; const __xhi = ${hi};\n${ind}  for (let __tz = 0; __tz < __bdz; __tz++) for (let __ty = 0; __ty < __bdy; __ty++) {\n${ind}    const __row = (__tz * __bdy + __ty) * __bdx;\n${ind}    for (let __tx = __xlo; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }\n${ind}  }\n${ind}}`;
+    return `${mark}${ind}{ const __xlo = ${lo}; const __xhi = ${hi};\n${ind}  for (let __tz = 0; __tz < __bdz; __tz++) for (let __ty = 0; __ty < __bdy; __ty++) {\n${ind}    const __row = (__tz * __bdy + __ty) * __bdx;\n${ind}    for (let __tx = __xlo; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }\n${ind}  }\n${ind}}`;
   }
 }
 
-/** A comment naming the user's line that the next generated line comes from (see mapGeneratedLine). */
-function lineMarker(file: string, n: AstNode): string { return `  // @line ${lineCol(n).line} ${file}`; }
+/** Where a stretch of generated code comes from in the user's sources; `end` where it is known. */
+interface SourceSpan { file: string; line: number; column: number; end?: { line: number; column: number } }
+
+/** A comment naming where the generated code below it comes from: `// @line 12:5-12:30 k.ts`. */
+function lineMarker(w: SourceSpan): string {
+  return `// @line ${w.line}:${w.column}${w.end ? `-${w.end.line}:${w.end.column}` : ''} ${w.file}`;
+}
+
+const MARKER = /\/\/ @line (\d+):(\d+)(?:-(\d+):(\d+))? (.*)$/;
 
 /**
- * The user's file and line of a line of generated source: the nearest marker above it, plus
- * the distance from it (statements are printed one per line, as they are usually written).
+ * The user's file, line and column of a place in generated source: the nearest `// @line`
+ * above it (every statement printed from the user's code has one). Given the generated text at
+ * the place (`token`) and the user's sources, the place is narrowed to where that text occurs
+ * in the statement, when it occurs there exactly once (a name in a statement written over
+ * several lines); otherwise it is the statement's start.
  */
-export function mapGeneratedLine(generated: string, line: number): { file: string; line: number } | undefined {
+export function mapGeneratedLine(generated: string, line: number, token?: string, sourceOf?: (file: string) => string | undefined):
+  { file: string; line: number; column: number } | undefined {
   const lines = generated.split('\n');
   for (let k = Math.min(line, lines.length) - 1; k >= 0; k--) {
-    const m = /\/\/ @line (\d+) (.*)$/.exec(lines[k]!);
-    if (m) return { file: m[2]!, line: Number(m[1]) + Math.max(0, line - k - 2) };
+    const m = MARKER.exec(lines[k]!);
+    if (!m) continue;
+    const at = { file: m[5]!, line: Number(m[1]), column: Number(m[2]) };
+    const text = token && m[3] ? sourceOf?.(at.file) : undefined;
+    if (!text) return at;
+    const start = offsetOf(text, at.line, at.column), end = offsetOf(text, Number(m[3]), Number(m[4]));
+    const found = occurrences(text.slice(start, end), token!);
+    return found.length === 1 ? positionOf(text, start + found[0]!, at.file) : at;
   }
   return undefined;
+}
+
+function offsetOf(text: string, line: number, column: number): number {
+  let at = 0;
+  for (let l = 1; l < line && at >= 0; l++) at = text.indexOf('\n', at) + 1 || -1;
+  return at < 0 ? text.length : at + column - 1;
+}
+
+function positionOf(text: string, offset: number, file: string): { file: string; line: number; column: number } {
+  const before = text.slice(0, offset);
+  return { file, line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+}
+
+/** Where `token` occurs in `text` (a name only as a whole word). */
+function occurrences(text: string, token: string): number[] {
+  const t = token.trim();
+  if (!t) return [];
+  const word = /^[A-Za-z_$][\w$]*$/.test(t);
+  const out: number[] = [];
+  for (let i = text.indexOf(t); i >= 0; i = text.indexOf(t, i + 1)) {
+    if (word && (/[\w$]/.test(text[i - 1] ?? '') || /[\w$]/.test(text[i + t.length] ?? ''))) continue;
+    out.push(i);
+  }
+  return out;
 }
 
 function listOf(s: AstNode): AstNode[] { return s.kind === NK.Block ? s.statements : [s]; }

@@ -104,11 +104,20 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
   }
   if (options.onGenerated) options.onGenerated({ block: fe.blockSource, fine: fe.fineSource });
   const optimize = options.optimize !== false;
+  const sourceOf = (file: string): string | undefined => sources.find((s) => s.path === file)?.source;
   const [block, fine] = await Promise.all([
-    ascCompile(fe.blockSource, 'block', optimize, (l) => mapGeneratedLine(fe.blockSource, l)),
-    ascCompile(fe.fineSource, 'fine', optimize, (l) => mapGeneratedLine(fe.fineSource, l)),
+    ascCompile(fe.blockSource, 'block', optimize, (l, t) => mapGeneratedLine(fe.blockSource, l, t, sourceOf)),
+    ascCompile(fe.fineSource, 'fine', optimize, (l, t) => mapGeneratedLine(fe.fineSource, l, t, sourceOf)),
   ]);
-  const diags = [...block.diagnostics, ...fine.diagnostics.filter((d) => !block.diagnostics.some((b) => b.file === d.file && b.line === d.line))];
+  // Each problem once: the fine-grained form repeats the block form's code (its lines are the
+  // block form's problems again), and the block form may hold a statement twice (a grid-stride
+  // loop as written and strip-mined); the generated code each quotes differs.
+  const fineOnly = fine.diagnostics.filter((d) => !block.diagnostics.some((b) => b.file === d.file && b.line === d.line));
+  const seen = new Set<string>();
+  const diags = [...block.diagnostics, ...fineOnly].filter((d) => {
+    const key = `${d.file}:${d.line}:${d.column}: ${d.message.replace(/ \(in: .*\)$/s, '')}`;
+    return !seen.has(key) && !!seen.add(key);
+  });
   if (diags.length) throw new KernelCompileError(diags);
   for (const [form, bin] of [['block', block.binary], ['fine', fine.binary]] as const) {
     if (dataSegmentCount(bin) > 0) {

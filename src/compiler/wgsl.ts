@@ -33,7 +33,6 @@
 // layers wgslTyping.ts → wgslExpr.ts → wgslStmt.ts → wgslBlock.ts, wgslModel.ts (shared shapes),
 // and wgslTypes.ts / wgslRuntime.ts (types, the runtime prelude).
 
-import { lineCol } from './ast.js';
 import type { FrontEndAnalysis, KernelInfo } from './frontend.js';
 import type { ModuleWgslKernel } from '../kernelModule.js';
 import { KernelGen } from './wgslKernel.js';
@@ -53,8 +52,7 @@ export function generateWgsl(analysis: FrontEndAnalysis, kernels: readonly Kerne
       out[k.name] = new KernelGen(analysis, fn, !options.unchecked).generate();
     } catch (e) {
       if (!(e instanceof NoWgsl)) throw e;
-      const lc = lineCol(e.node);
-      out[k.name] = { diagnostics: [{ file: e.file, line: lc.line, column: lc.column, message: e.message }] };
+      out[k.name] = { diagnostics: [{ ...analysis.where(e.node, e.file), message: e.message }] };
     }
   }
   return out;

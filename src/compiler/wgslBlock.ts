@@ -82,7 +82,7 @@ export class Emitter extends StmtEmitter {
       this.flushPre(ind, out);
       return c;
     }
-    const site = this.g.site(construct, this.file, `condition of a ${construct.kind === NK.If ? 'if' : 'loop'} with a barrier`);
+    const site = this.g.site(construct, this.file, `condition of ${construct.kind === NK.If ? 'an if' : 'a loop'} with a barrier`);
     const r = this.blockCount(e, ind, out, site);
     return `(${r}.x != 0u && ${r}.x == ${r}.y)`;
   }

@@ -3,7 +3,7 @@
 // assembles bindings, the Launch uniform, the trap record, workgroup memory, helpers and the
 // entry point around the body the emitter prints.
 
-import { type AstNode, NK, lineCol, operatorOf, walk } from './ast.js';
+import { type AstNode, NK, operatorOf, walk } from './ast.js';
 import type { Decl, FrontEndAnalysis, FunctionInfo } from './frontend.js';
 import type { ModuleWgslKernel } from '../kernelModule.js';
 import { ATOMICS } from './language.js';
@@ -37,8 +37,7 @@ export class KernelGen extends ArrayHelpers {
   temp(): string { return `sx_t${this.tempCount++}`; }
 
   site(node: AstNode, file: string, what: string): number {
-    const lc = lineCol(node);
-    this.sites.push({ file, line: lc.line, column: lc.column, what });
+    this.sites.push({ ...this.fe.where(node, file), what });
     return this.sites.length - 1;
   }
 

@@ -9,12 +9,12 @@
  * array data in C order.
  */
 
-export class NpyFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'NpyFormatError';
-  }
-}
+import { dtypeOfArray, type DType } from '../dtypes.js';
+import { pinErrorNames, SimtError } from '../errors.js';
+
+/** Bytes that are not an .npy file simt reads, or an array of another shape than expected. */
+export class NpyFormatError extends SimtError {}
+pinErrorNames({ NpyFormatError });
 
 export type NpyDtype = 'u1' | 'i1' | 'u2' | 'i2' | 'u4' | 'i4' | 'u8' | 'i8' | 'f4' | 'f8';
 
@@ -260,4 +260,27 @@ export function writeNpy(data: NpyData | Uint8ClampedArray, shape: number[] = [d
   // Typed arrays are in platform byte order; every supported JS platform is little-endian.
   out.set(new Uint8Array(data.buffer, data.byteOffset, nbytes), total);
   return out;
+}
+
+/**
+ * A job's input buffer from an .npy file: `buffers: { x: npyBuffer(bytes, { name: 'x.npy', shape: [300] }) }`.
+ * Returns the buffer spec `[dtype, data]`, its dtype the file's (f4 → 'f32', i4 → 'i32', u1 →
+ * 'u8', …). With `shape`, a file of another shape is an NpyFormatError naming both; every error
+ * starts with `name` (default 'the .npy file').
+ */
+export function npyBuffer(bytes: Uint8Array, expect: { name?: string; shape?: readonly number[] } = {}): [DType, NpyData] {
+  const name = expect.name ?? 'the .npy file';
+  let a: NpyArray;
+  try {
+    a = readNpy(bytes);
+  } catch (e) {
+    if (e instanceof NpyFormatError) throw new NpyFormatError(`${name}: ${e.message}`);
+    throw e;
+  }
+  const want = expect.shape;
+  if (want !== undefined && (want.length !== a.shape.length || want.some((d, k) => d !== a.shape[k]))) {
+    const fmt = (s: readonly number[]): string => `(${s.join(', ')}${s.length === 1 ? ',' : ''})`;
+    throw new NpyFormatError(`${name}: shape ${fmt(a.shape)}, the job expects ${fmt(want)}`);
+  }
+  return [dtypeOfArray(a.data)!, a.data];
 }

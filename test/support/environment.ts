@@ -43,7 +43,7 @@ export function probeTestEnvironment(root: string): TestEnvironment {
 
 /** Test files that need WebGPU, or Chromium. */
 export const WEBGPU_TESTS = 'test/webgpu-*.test.ts';
-export const BROWSER_TESTS = 'test/browser-playground.test.ts';
+export const BROWSER_TESTS = 'test/browser-*.test.ts';
 
 /** The files not to run here, and one line per reason. */
 export function testsToSkip(env: TestEnvironment): { exclude: string[]; notes: string[] } {
