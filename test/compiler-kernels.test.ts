@@ -407,6 +407,13 @@ export function forms(a: f32[], out: f32[], n: i32): void {
   while (k < n) { s += a[k]; k += blockDim.x * gridDim.x; }
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
+export function lets(a: f32[], out: f32[], n: i32): void {
+  let tid = blockIdx.x * blockDim.x + threadIdx.x;
+  let stride = blockDim.x * gridDim.x;
+  let s: f32 = 0;
+  for (let i = tid; i < n; i += stride) s += a[i];
+  out[tid] = s;
+}
 export function kept(a: f32[], out: i32[], n: i32): void {
   let k = blockIdx.x * blockDim.x + threadIdx.x;
   while (k < n) { k += blockDim.x * gridDim.x; }
@@ -421,10 +428,12 @@ export function kept(a: f32[], out: i32[], n: i32): void {
     const fast = (k: string): string => block.slice(block.indexOf(`export function __fast_${k}(`)).split('\n}\n')[0]!;
     // Both loops of `forms`: the launch picks the interchanged form when either has more iterations per thread than one step holds.
     expect(fast('forms')).toMatch(/^ {2}if \(<i64>\(n\) - <i64>\(__bix \* __bdx\) > <i64>\(\(?__bdx \* __gdx\)?\) \* <i64>\(max\(2, 4096 \/ \(__bdx \* __bdy \* __bdz\)\)\) \|\| <i64>\(n\) - /m);
-    expect(block.match(/for \(let i: i32 = __u\d+ \+ __tx; i < __u\d+; i \+= __u\d+\) \{/g)).toHaveLength(1);
+    expect(block.match(/for \(let i: i32 = __u\d+ \+ __tx; i < __u\d+; i \+= __u\d+\) \{/g)).toHaveLength(2); // forms and lets
     expect(block.match(/for \(let k: i32 = __u\d+ \+ __tx; k < __u\d+; k \+= __u\d+\) \{/g)).toHaveLength(1);
     // An index read after its loop, a break, an index not threadIdx.x-based: left per thread.
     expect(fast('kept')).not.toMatch(/>= <i64>/);
     expect(block).not.toMatch(/__kept_gs_r/);
+    // `let` values never assigned again count as constants (the CUDA idiom's `int stride = …`).
+    expect(block).toMatch(/__lets_gs_r/);
   });
 });

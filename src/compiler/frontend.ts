@@ -1348,7 +1348,8 @@ class KernelCompiler {
   /**
    * e as code at the block's start, before any of its statements ran: parameters, block
    * indices and module constants as they are, constants of the kernel (`const stride =
-   * blockDim.x * gridDim.x`) by their initializers; undefined when e needs anything else.
+   * blockDim.x * gridDim.x`, or a `let` never assigned again) by their initializers; undefined
+   * when e needs anything else.
    */
   private blockStartText(e: AstNode, depth = 0): string | undefined {
     if (depth > 8 || !this.isUniform(e)) return undefined;
@@ -1358,7 +1359,7 @@ class KernelCompiler {
       if (x.kind !== NK.Identifier) return undefined;
       const d = this.fn.refs.get(x);
       if (!d || d.param === 'scalar') return undefined;
-      const init = d.isConst && !d.param && !d.array ? d.node?.initializer : null;
+      const init = !d.array && this.neverReassigned(d) ? d.node!.initializer : null;
       const t = init ? this.blockStartText(init, depth + 1) : undefined;
       if (t === undefined) ok = false;
       else replace.set(x, `(${t})`);
@@ -1425,12 +1426,25 @@ class KernelCompiler {
     return { decl, declStmt, start, end, stride, body };
   }
 
+  /** A `const`, or a `let` assigned only by its initializer (`let stride = blockDim.x * gridDim.x`). */
+  private neverReassigned(d: Decl): boolean {
+    if (d.param || !d.node?.initializer) return false;
+    if (d.isConst) return true;
+    let assigned = false;
+    walk(this.fn.node.body, (x) => {
+      if (x.kind === NK.Binary && /=$/.test(operatorOf(x)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(x)) && x.left.kind === NK.Identifier && this.fn.refs.get(x.left) === d) assigned = true;
+      if ((x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(x)) && x.operand.kind === NK.Identifier && this.fn.refs.get(x.operand) === d) assigned = true;
+      return undefined;
+    });
+    return !assigned;
+  }
+
   /** U of `U + threadIdx.x` (or `threadIdx.x + U`, or `threadIdx.x`: null), through constants naming it; undefined otherwise. */
   private threadXOffset(e: AstNode): AstNode | null | undefined {
     e = unparen(e);
     if (e.kind === NK.Identifier) {
       const d = this.fn.refs.get(e);
-      return d && d.isConst && !d.param && d.node?.initializer ? this.threadXOffset(d.node.initializer) : undefined;
+      return d && this.neverReassigned(d) ? this.threadXOffset(d.node!.initializer) : undefined;
     }
     if (this.isThreadXAccess(e)) return null;
     if (e.kind !== NK.Binary || operatorOf(e) !== '+') return undefined;

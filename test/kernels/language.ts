@@ -241,9 +241,10 @@ export function gridStrideCopy(a: i32[], out: i32[], n: i32): void {
 export function gridStrideCarry(a: i32[], out: i32[], n: i32): void {
   const o = 4 * ((threadIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x);
   const first = blockIdx.x * blockDim.x + threadIdx.x;
+  let stride = blockDim.x * gridDim.x; // a `let` never assigned again: known at the block's start
   let sum: i32 = 0;
   let count: i32 = 0;
-  for (let i = first; i < n; i += blockDim.x * gridDim.x) {
+  for (let i = first; i < n; i += stride) {
     if (a[i] < 0) continue;
     sum += a[i];
     count++;
