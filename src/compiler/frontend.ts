@@ -1026,6 +1026,7 @@ class KernelCompiler {
   private form(): { regionFns: string[]; prologue: string[]; seeded: string; fast: string } {
     const fn = this.fn;
     walk(fn.node.body, (x) => { if (x.kind === NK.Return) this.hasReturn = true; });
+    this.checkParametersUnassigned();
     this.layoutShared();
     this.findUniform();
     if (this.hasReturn) this.exitSlot = this.newSlot(fn.node);
@@ -1346,8 +1347,8 @@ class KernelCompiler {
   }
 
   /**
-   * e as code at the block's start, before any of its statements ran: parameters, block
-   * indices and module constants as they are, constants of the kernel (`const stride =
+   * e as code at the block's start, before any of its statements ran: parameters the kernel
+   * never assigns, block indices and module constants as they are, constants of the kernel (`const stride =
    * blockDim.x * gridDim.x`, or a `let` never assigned again) by their initializers; undefined
    * when e needs anything else.
    */
@@ -1358,7 +1359,8 @@ class KernelCompiler {
     walk(e, (x) => {
       if (x.kind !== NK.Identifier) return undefined;
       const d = this.fn.refs.get(x);
-      if (!d || d.param === 'scalar') return undefined;
+      if (!d) return undefined;
+      if (d.param === 'scalar') { if (this.assignedAnywhere(d)) ok = false; return undefined; }
       const init = !d.array && this.neverReassigned(d) ? d.node!.initializer : null;
       const t = init ? this.blockStartText(init, depth + 1) : undefined;
       if (t === undefined) ok = false;
@@ -1426,17 +1428,40 @@ class KernelCompiler {
     return { decl, declStmt, start, end, stride, body };
   }
 
+  /**
+   * The launch's arguments are the same for every thread and the block code reads them as
+   * such (and WGSL keeps them in a uniform buffer): a kernel may not assign its parameters.
+   * Without this check such a kernel crashed the AssemblyScript compiler.
+   */
+  private checkParametersUnassigned(): void {
+    for (const d of this.fn.decls) {
+      if (d.param !== 'scalar' || !this.assignedAnywhere(d)) continue;
+      let at: AstNode = this.fn.node;
+      walk(this.fn.node.body, (x) => {
+        const target = x.kind === NK.Binary && /=$/.test(operatorOf(x)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(x)) ? x.left
+          : (x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(x)) ? x.operand : null;
+        if (at === this.fn.node && target?.kind === NK.Identifier && this.fn.refs.get(target) === d) at = x;
+        return undefined;
+      });
+      this.fail(at, `'${d.name}' is a kernel parameter, which is the same for every thread and read-only here: copy it into a local first (let ${d.name}Left = ${d.name};)`);
+    }
+  }
+
   /** A `const`, or a `let` assigned only by its initializer (`let stride = blockDim.x * gridDim.x`). */
   private neverReassigned(d: Decl): boolean {
     if (d.param || !d.node?.initializer) return false;
-    if (d.isConst) return true;
+    return d.isConst || !this.assignedAnywhere(d);
+  }
+
+  /** Does any statement of the kernel assign d (`=`, `+=`, `++`, …)? */
+  private assignedAnywhere(d: Decl): boolean {
     let assigned = false;
     walk(this.fn.node.body, (x) => {
       if (x.kind === NK.Binary && /=$/.test(operatorOf(x)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(x)) && x.left.kind === NK.Identifier && this.fn.refs.get(x.left) === d) assigned = true;
       if ((x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(x)) && x.operand.kind === NK.Identifier && this.fn.refs.get(x.operand) === d) assigned = true;
       return undefined;
     });
-    return !assigned;
+    return assigned;
   }
 
   /** U of `U + threadIdx.x` (or `threadIdx.x + U`, or `threadIdx.x`: null), through constants naming it; undefined otherwise. */
