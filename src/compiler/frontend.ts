@@ -1419,8 +1419,8 @@ class KernelCompiler {
       if (x !== n && (x.kind === NK.For || x.kind === NK.While || x.kind === NK.Do)) { scan(x, depth + 1); return false; }
       if (x.kind === NK.Break && depth === 0) ok = false;
       if (x.kind === NK.Continue && (depth === 0 && s.kind === NK.While)) ok = false;
-      if (x.kind === NK.Binary && /=$/.test(operatorOf(x)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(x)) && x.left.kind === NK.Identifier && fn.refs.get(x.left) === decl) ok = false;
-      if ((x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(x)) && x.operand.kind === NK.Identifier && fn.refs.get(x.operand) === decl) ok = false;
+      const target = assignedName(x);
+      if (target && fn.refs.get(target) === decl) ok = false;
       return undefined;
     });
     for (const b of body) scan(b, 0);
@@ -1438,9 +1438,8 @@ class KernelCompiler {
       if (d.param !== 'scalar' || !this.assignedAnywhere(d)) continue;
       let at: AstNode = this.fn.node;
       walk(this.fn.node.body, (x) => {
-        const target = x.kind === NK.Binary && /=$/.test(operatorOf(x)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(x)) ? x.left
-          : (x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(x)) ? x.operand : null;
-        if (at === this.fn.node && target?.kind === NK.Identifier && this.fn.refs.get(target) === d) at = x;
+        const target = assignedName(x);
+        if (at === this.fn.node && target && this.fn.refs.get(target) === d) at = x;
         return undefined;
       });
       this.fail(at, `'${d.name}' is a kernel parameter, which is the same for every thread and read-only here: copy it into a local first (let ${d.name}Left = ${d.name};)`);
@@ -1457,8 +1456,8 @@ class KernelCompiler {
   private assignedAnywhere(d: Decl): boolean {
     let assigned = false;
     walk(this.fn.node.body, (x) => {
-      if (x.kind === NK.Binary && /=$/.test(operatorOf(x)) && !/^(==|!=|===|!==|<=|>=)$/.test(operatorOf(x)) && x.left.kind === NK.Identifier && this.fn.refs.get(x.left) === d) assigned = true;
-      if ((x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(x)) && x.operand.kind === NK.Identifier && this.fn.refs.get(x.operand) === d) assigned = true;
+      const target = assignedName(x);
+      if (target && this.fn.refs.get(target) === d) assigned = true;
       return undefined;
     });
     return assigned;
@@ -1975,3 +1974,11 @@ function occurrences(text: string, token: string): number[] {
 function listOf(s: AstNode): AstNode[] { return s.kind === NK.Block ? s.statements : [s]; }
 
 function unparen(e: AstNode): AstNode { while (e.kind === NK.Parenthesized) e = e.expression; return e; }
+
+/** The plain name an assignment (`x = …`, `x += …`) or an increment (`++x`, `x--`) writes; undefined for anything else. */
+function assignedName(x: AstNode): AstNode | undefined {
+  const op = x.kind === NK.Binary || x.kind === NK.UnaryPostfix || x.kind === NK.UnaryPrefix ? operatorOf(x) : '';
+  const target = x.kind === NK.Binary ? (/=$/.test(op) && !/^(==|!=|===|!==|<=|>=)$/.test(op) ? x.left : undefined)
+    : /^(\+\+|--)$/.test(op) ? x.operand : undefined;
+  return target?.kind === NK.Identifier ? target : undefined;
+}
