@@ -41,4 +41,5 @@ export { deviceExclusiveScan } from './ops/scan.js';
 export { compileKernels, compileKernelFiles, KernelCompileError, writeModuleFiles } from './compiler/index.js';
 export type { CompileOptions, KernelSource, Diagnostic } from './compiler/index.js';
 export { loadKernelModule, makeKernelModule, KernelModuleError } from './kernelModule.js';
+export { shippedModule } from './shippedModule.js';
 export type { KernelModule, KernelModuleMeta, ModuleKernels } from './kernelModule.js';

@@ -1,0 +1,26 @@
+// simt's own compiled kernels: the per-thread sources under kernels/ (written in the kernel
+// language a user writes), built by `npm run build` into build/simt.simt.* with simt's own
+// compiler (scripts/build-kernels.mjs). They are an ordinary kernel module: the race tools run
+// them by name, and the jobs launch them through `shippedModule().kernels.<name>`.
+
+import { KernelModuleError, makeKernelModule, type KernelModule, type KernelModuleMeta } from './kernelModule.js';
+import { readPackageFile } from './platform.js';
+
+let shipped: Promise<KernelModule> | undefined;
+
+/** simt's own kernel module (loaded once per process; fs in Node, fetch in browsers). */
+export function shippedModule(): Promise<KernelModule> {
+  shipped ??= (async () => {
+    try {
+      const [json, wasm, fine] = await Promise.all([
+        readPackageFile('build/simt.simt.json'), readPackageFile('build/simt.simt.wasm'), readPackageFile('build/simt.simt.fine.wasm'),
+      ]);
+      return makeKernelModule(JSON.parse(new TextDecoder().decode(json)) as KernelModuleMeta, wasm, fine);
+    } catch (e) {
+      shipped = undefined;
+      if (e instanceof KernelModuleError) throw e;
+      throw new KernelModuleError(`cannot load simt's own kernels (build/simt.simt.*: ${(e as Error).message.split('\n')[0]}): run \`npm run build\` first`);
+    }
+  })();
+  return shipped;
+}
