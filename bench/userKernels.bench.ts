@@ -58,8 +58,8 @@ const SOURCES = {
   histogram: { file: 'examples/kernels/histogram.ts', kernel: 'histogram256' },
   transpose: { file: 'examples/kernels/transpose.ts', kernel: 'transpose' },
   shuffleSum: { file: 'examples/kernels/shuffleSum.ts', kernel: 'shuffleSum' },
-  vecMaxGeneric: { file: 'examples/kernels/vecMax.ts', kernel: 'vecMax' },
-  countModulesGeneric: { file: 'examples/kernels/countModules.ts', kernel: 'countModules' },
+  vecMaxGeneric: { file: 'kernels/reduce/vecMax.ts', kernel: 'vecMax' },
+  countModulesGeneric: { file: 'kernels/pixel/countModules.ts', kernel: 'countModules' },
 } as const;
 type Name = keyof typeof SOURCES;
 
@@ -320,14 +320,14 @@ async function countModulesGeneric(env: Env, n: number): Promise<void> {
 }
 
 /**
- * Compile time of one small kernel file (examples/kernels/vecMax.ts, both forms, no cache):
+ * Compile time of one small kernel file (kernels/reduce/vecMax.ts, both forms, no cache):
  * `cold` in a fresh Node process (loading AssemblyScript and Binaryen included), `warm` the
  * following compiles of changed sources in this process (the compiler already loaded; the
  * first of them still warms V8 up on the compiler itself, so the records are its samples).
  */
 async function compileTime(env: Env): Promise<void> {
   await attempt(env, 'compile', async () => {
-    const file = 'examples/kernels/vecMax.ts';
+    const file = 'kernels/reduce/vecMax.ts';
     const source = readFileSync(file, 'utf8');
     const compiler = fileURLToPath(new URL('../src/compiler/index.js', import.meta.url));
     const cold: number[] = [];

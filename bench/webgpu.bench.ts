@@ -7,7 +7,7 @@
 // real GPU.
 //
 // `launch/compiled` is the per-launch cost of a kernel compiled from a per-thread source
-// (examples/kernels/vecMax.ts): one sample is one awaited launch over 1024 floats (4 blocks of
+// (kernels/reduce/vecMax.ts): one sample is one awaited launch over 1024 floats (4 blocks of
 // 256), so the time is the backend's overhead, not the kernel's work; `launchesPerSec` = 1000 / ms.
 import type { BenchContext, BenchRecord, BenchSuite } from './harness.js';
 import { measure, median, record } from './harness.js';
@@ -44,7 +44,7 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
   try {
     const where = describeDevice(device);
     // The kernels compiled from their per-thread sources: the WGSL the compiler generates.
-    const [vm, cm] = await Promise.all([compileKernelFiles(['examples/kernels/vecMax.ts']), compileKernelFiles(['examples/kernels/countModules.ts'])]);
+    const [vm, cm] = await Promise.all([compileKernelFiles(['kernels/reduce/vecMax.ts']), compileKernelFiles(['kernels/pixel/countModules.ts'])]);
     await device.load(vm);
     await device.load(cm);
     const forms: [string, KernelPair][] = [
@@ -106,7 +106,7 @@ async function kernelRecords(device: GpuDevice, backend: BackendName, where: str
 
 /** Awaited launches of a small compiled kernel, one after another: what each launch costs the host (a device with default options). */
 async function launchOverhead(device: GpuDevice, backend: BackendName, where: string, ctx: BenchContext): Promise<BenchRecord> {
-  const mod = await compileKernelFiles(['examples/kernels/vecMax.ts']);
+  const mod = await compileKernelFiles(['kernels/reduce/vecMax.ts']);
   await device.load(mod);
   const n = 1024;
   const A = await device.upload('f32', randomF32(n, 3));

@@ -8,7 +8,7 @@ import { testDevice, rng } from './helpers.js';
 
 let mod: KernelModule;
 beforeAll(async () => {
-  mod = await compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules', 'blockScan'].map((k) => `examples/kernels/${k}.ts`));
+  mod = await compileKernelFiles([...['histogram', 'transpose', 'shuffleSum', 'blockScan'].map((k) => `examples/kernels/${k}.ts`), 'kernels/reduce/vecMax.ts', 'kernels/pixel/countModules.ts']);
 });
 
 for (const backend of ['wasm', 'serial'] as const) {

@@ -96,7 +96,7 @@ let session: RaceSession;
 beforeAll(async () => {
   [mod, examples] = await Promise.all([
     compileKernels([{ path: FILE, source: SOURCE }], { cacheDir: false }),
-    compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules', 'blockScan'].map((k) => `examples/kernels/${k}.ts`)),
+    compileKernelFiles([...['histogram', 'transpose', 'shuffleSum', 'blockScan'].map((k) => `examples/kernels/${k}.ts`), 'kernels/reduce/vecMax.ts', 'kernels/pixel/countModules.ts']),
   ]);
   session = await RaceSession.open();
 });

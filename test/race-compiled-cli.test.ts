@@ -132,8 +132,8 @@ describe('bad --module / --job: one line, a typed error, no stack', () => {
   it.each([
     ['a missing job file', ['racecheck', '--module', RACY, '--job', 'no-such-job.mjs'], 1, /^simt racecheck: JobFileError: no-such-job\.mjs: no such file$/],
     ['a missing module file', ['racecheck', '--module', 'no-such.simt.json', '--job', 'x.mjs'], 1, /^simt racecheck: JobFileError: no-such\.simt\.json: no such file$/],
-    ['a module without the kernel', ['racecheck', '--module', 'examples/kernels/vecMax.ts', '--job', '<dir>/histogram.mjs'], 1,
-      /^simt racecheck: RaceJobError: job 'histogramPlain': kernel 'histogramPlain' is not in module examples\/kernels\/vecMax\.ts \(kernels: vecMax\)$/],
+    ['a module without the kernel', ['racecheck', '--module', 'kernels/reduce/vecMax.ts', '--job', '<dir>/histogram.mjs'], 1,
+      /^simt racecheck: RaceJobError: job 'histogramPlain': kernel 'histogramPlain' is not in module kernels\/reduce\/vecMax\.ts \(kernels: vecMax\)$/],
     ['a job file without a default export', ['explore', '--module', RACY, '--job', '<dir>/nodefault.mjs'], 1, /^simt explore: JobFileError: \S+nodefault\.mjs: has no default export/],
     ['a default export that is no job', ['racecheck', '--module', RACY, '--job', '<dir>/number.mjs'], 1, /^simt racecheck: JobFileError: \S+number\.mjs: the default export must be a job \(defineJob\), a job spec or a function returning one, got number$/],
     ['a module that is not one', ['racecheck', '--module', 'README.md', '--job', '<dir>/reduce.mjs'], 1, /^simt racecheck: JobFileError: README\.md: not a kernel module/],

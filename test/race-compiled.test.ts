@@ -20,7 +20,7 @@ let session: RaceSession;
 beforeAll(async () => {
   [racy, examples] = await Promise.all([
     compileKernelFiles(['test/kernels/racy.ts']),
-    compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax'].map((k) => `examples/kernels/${k}.ts`)),
+    compileKernelFiles([...['histogram', 'transpose', 'shuffleSum'].map((k) => `examples/kernels/${k}.ts`), 'kernels/reduce/vecMax.ts']),
   ]);
   session = await RaceSession.open();
 });

@@ -22,7 +22,7 @@ let wasm: Device;
 let examples: KernelModule;
 let language: KernelModule;
 withWasmAndWebGpu(async () => {
-  examples = await compileKernelFiles(['histogram', 'transpose', 'shuffleSum', 'vecMax', 'countModules'].map((k) => `examples/kernels/${k}.ts`));
+  examples = await compileKernelFiles([...['histogram', 'transpose', 'shuffleSum'].map((k) => `examples/kernels/${k}.ts`), 'kernels/reduce/vecMax.ts', 'kernels/pixel/countModules.ts']);
   language = await compileKernelFiles(['test/kernels/language.ts']);
   wasm = await createDevice({ backend: 'wasm', workers: 2, memoryBytes: 128 << 20, modules: [examples, language] });
   gpu = await createDevice({ backend: 'webgpu', memoryBytes: 128 << 20, modules: [examples] });

@@ -33,7 +33,7 @@ export function tanhf(a: f32[], out: f32[], n: i32): void {
 
 beforeAll(async () => {
   try {
-    examples = await compileKernelFiles(['histogram', 'shuffleSum', 'countModules'].map((k) => `examples/kernels/${k}.ts`));
+    examples = await compileKernelFiles([...['histogram', 'shuffleSum'].map((k) => `examples/kernels/${k}.ts`), 'kernels/pixel/countModules.ts']);
     mathMod = await compileKernels([{ path: 'kernels/tanhf.ts', source: MATH_SOURCE }]);
     wasm = await createDevice({ backend: 'wasm', workers: 2, memoryBytes: 64 << 20 });
     gpu = await createDevice({ backend: 'webgpu', memoryBytes: 64 << 20 });
@@ -201,14 +201,14 @@ export default (module) => ({
   compare: { moduleStart: 'multiset' },
 });
 `);
-    const r = await run(['crosscheck', '--module', 'examples/kernels/countModules.ts', '--job', job, '--backends', 'wasm,webgpu']);
+    const r = await run(['crosscheck', '--module', 'kernels/pixel/countModules.ts', '--job', job, '--backends', 'wasm,webgpu']);
     expect(r.err).toBe('');
     expect(r.rc).toBe(0);
     expect(r.out).toMatch(/^crosscheck countModules: the job's buffers, reference wasm$/m);
     expect(r.out).toMatch(/moduleStart\s+webgpu\s+\[multiset\]: equal \(1000 elements\)/);
     expect(r.out).toMatch(/clusterId\s+webgpu\s+\[exact\]: equal \(5000 elements\)/);
     expect(r.out).toMatch(/all outputs agree$/);
-    const j = await run(['crosscheck', '--module', 'examples/kernels/countModules.ts', '--job', job, '--json']);
+    const j = await run(['crosscheck', '--module', 'kernels/pixel/countModules.ts', '--job', job, '--json']);
     expect(j.rc).toBe(0);
     const doc = JSON.parse(j.out) as { job: string; equal: boolean; outputs: { output: string; rule: string }[] };
     expect(doc).toMatchObject({ job: 'countModules', equal: true, reference: 'wasm' });

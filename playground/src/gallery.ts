@@ -4,8 +4,8 @@
 import histogram from '../../examples/kernels/histogram.ts?raw';
 import transpose from '../../examples/kernels/transpose.ts?raw';
 import shuffleSum from '../../examples/kernels/shuffleSum.ts?raw';
-import vecMax from '../../examples/kernels/vecMax.ts?raw';
-import countModules from '../../examples/kernels/countModules.ts?raw';
+import vecMax from '../../kernels/reduce/vecMax.ts?raw';
+import countModules from '../../kernels/pixel/countModules.ts?raw';
 import blockScan from '../../examples/kernels/blockScan.ts?raw';
 
 export interface GalleryEntry { id: string; title: string; path: string; kernel: string; job: string }
