@@ -268,6 +268,8 @@ export class Device implements GpuDevice {
    * launched. Waits for queued launches; loading the same module twice is a no-op.
    */
   async load(module: KernelModule): Promise<void> {
+    // Loaded already: nothing to wait for (jobs load simt's own module before their launches).
+    if (this.modules.some((m) => m.id === module?.id)) return;
     await this.idle();
     if (this.modules.some((m) => m.id === module?.id)) return;
     const loaded = await prepareModule(module, this.memory);

@@ -10,7 +10,7 @@ export interface AssetLocations {
   /**
    * URL of the folder that holds the package's run-time files as in the package:
    * `build/kernels.wasm`, `build/kernels.data.bin`, `build/kernels.meta.json`,
-   * `build/threads.wasm`, `assembly/kernels/*.wgsl` and `dist/src/` (the worker script and
+   * `build/threads.wasm`, `build/simt.simt.*` (simt's own compiled kernels), `assembly/kernels/*.wgsl` and `dist/src/` (the worker script and
    * its imports). Relative URLs resolve against the page (document.baseURI).
    */
   baseUrl?: string | URL;

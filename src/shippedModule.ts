@@ -5,6 +5,7 @@
 
 import { KernelModuleError, makeKernelModule, type KernelModule, type KernelModuleMeta } from './kernelModule.js';
 import { readPackageFile } from './platform.js';
+import type { GpuDevice } from './deviceApi.js';
 
 let shipped: Promise<KernelModule> | undefined;
 
@@ -23,4 +24,11 @@ export function shippedModule(): Promise<KernelModule> {
     }
   })();
   return shipped;
+}
+
+/** simt's own kernels, loaded on `device` (once; a device that has them returns at once). */
+export async function shippedKernels(device: GpuDevice): Promise<KernelModule['kernels']> {
+  const module = await shippedModule();
+  await device.load(module);
+  return module.kernels;
 }

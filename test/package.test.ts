@@ -74,8 +74,8 @@ describe('npm pack contents', () => {
   });
 });
 
-/** AssemblyScript the package ships on purpose: the device runtime and the example kernels. */
-const KERNEL_SOURCES = /^(assembly\/runtime\/|assembly\/threads\/(runtime|compiled)\.ts$|examples\/kernels\/)/;
+/** AssemblyScript the package ships on purpose: the device runtime, simt's own kernel sources and the example kernels. */
+const KERNEL_SOURCES = /^(assembly\/runtime\/|kernels\/|assembly\/threads\/(runtime|compiled)\.ts$|examples\/kernels\/)/;
 
 describe('the packed tarball', () => {
   let scratch = '';

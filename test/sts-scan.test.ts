@@ -1,8 +1,8 @@
-// The device-wide exclusive scan (assembly/kernels/sts/scan.ts) against a plain loop.
+// simt's device-wide exclusive scan (kernels/primitives/scan.ts, src/ops/scan.ts) against a plain loop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { testDevice } from './helpers.js';
-import { exclusiveScan, SINGLE_LAUNCH_SCAN_MAX } from '../src/jobs/sts/scan.js';
+import { exclusiveScan, SINGLE_LAUNCH_SCAN_MAX } from '../src/ops/scan.js';
 import { defaultChunks } from '../src/jobs/sts/run.js';
 import { createDevice, type Device } from '../src/device.js';
 

@@ -12,7 +12,7 @@ import { compactOnDevice, petFrames, petWords, scanOnDevice } from '../src/cross
 import { coincidenceRecords, runPetCoincidenceStage } from '../src/jobs/pet/coincidenceStage.js';
 import { runPetSortStage } from '../src/jobs/pet/sortStage.js';
 import { canonicalNaNEnergies, NO_BAD_FRAME, runPetConvertStage, sortRecords } from '../src/jobs/pet/convertStage.js';
-import { scanAddOffsetsU32, scanBlocksU32 } from '../src/kernels/primitives.js';
+import { deviceExclusiveScan } from '../src/ops/scan.js';
 import { petPadSingles, petSortTiles, petSplitPairs, petSplitSingles } from '../src/kernels/pet.js';
 import { main } from '../src/cli/main.js';
 import { WGSL_KERNELS, type WgslKernelInfo } from '../src/webgpu/kernels.js';
@@ -53,7 +53,7 @@ describe('WGSL sources', () => {
   });
 });
 
-describe('device scan (scanBlocksU32, scanAddOffsetsU32): webgpu vs wasm vs host', () => {
+describe('the device-wide scan (kernels/primitives/scan.ts, generated WGSL): webgpu vs wasm vs host', () => {
   const sizes = [0, 1, 2, 3, 7, 255, 256, 257, 2047, 2048, 2049, 4097, 100_003, 2048 * 2048 + 5];
   for (const n of sizes) {
     it(`n = ${n}`, async () => {
@@ -65,41 +65,21 @@ describe('device scan (scanBlocksU32, scanAddOffsetsU32): webgpu vs wasm vs host
     }, 60_000);
   }
 
-  it('in place (output = input), as the recursion over block sums does', async () => {
-    const w = petWords(5000, 3);
-    const d = await gpu.upload('u32', w);
-    const sums = gpu.alloc('u32', 3);
-    await gpu.launch(scanBlocksU32, { grid: 3, block: 256 }, [d, d, sums, 5000, 8]);
-    const s = await sums.read();
-    const expectTile = (b: number): Uint32Array => hostExclusiveScan(w.subarray(b * 2048, Math.min(5000, (b + 1) * 2048)));
-    const got = await d.read();
-    for (let b = 0; b < 3; b++) {
-      expect(got.subarray(b * 2048, Math.min(5000, (b + 1) * 2048))).toEqual(expectTile(b));
-      expect(s[b]).toBe(w.subarray(b * 2048, Math.min(5000, (b + 1) * 2048)).reduce((x, y) => (x + y) >>> 0, 0));
-    }
-    d.free(); sums.free();
-  });
-
-  it('other block sizes and items (non-powers of two), same result on both backends', async () => {
-    for (const [block, items, n] of [[96, 3, 1000], [1, 1, 17], [200, 5, 12345], [256, 1, 256 * 3 + 1], [33, 7, 0 + 33 * 7 * 4]] as const) {
-      const w = petWords(n, block * items);
-      const grid = Math.max(1, Math.ceil(n / (block * items)));
-      const outs: Uint32Array[] = [];
+  it('in place (output = input), as the PET pipeline scans globalLen; above the one-launch bound too', async () => {
+    for (const n of [5000, (1 << 17) + 3]) {
+      const w = petWords(n, 3);
+      const got: Uint32Array[] = [];
       for (const dev of [wasm, gpu] as const) {
-        const input = await dev.upload('u32', w);
-        const out = dev.alloc('u32', n);
-        const sums = dev.alloc('u32', grid);
-        await dev.launch(scanBlocksU32, { grid, block, sharedBytes: Math.max(4 * (2 * block + 32), 4 * 96) }, [input, out, sums, n, items]);
-        const hostSums = hostExclusiveScan(await sums.read());
-        const offs = await dev.upload('u32', hostSums);
-        await dev.launch(scanAddOffsetsU32, { grid, block }, [out, offs, n, items]);
-        outs.push(await out.read());
-        input.free(); out.free(); sums.free(); offs.free();
+        const d = await dev.upload('u32', w);
+        const stats = await deviceExclusiveScan(dev, d, d, n);
+        expect(stats.length).toBe(n <= 1 << 17 ? 1 : 3);
+        got.push(await d.read());
+        d.free();
       }
-      expect(outs[0]).toEqual(hostExclusiveScan(w));
-      expect(outs[1]).toEqual(outs[0]);
+      expect(firstDiff(got[0]!, hostExclusiveScan(w))).toBe(-1);
+      expect(firstDiff(got[1]!, got[0]!)).toBe(-1);
     }
-  });
+  }, 60_000);
 });
 
 describe('compaction (compactNonZeroU32): webgpu vs wasm', () => {

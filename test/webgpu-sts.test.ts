@@ -1,5 +1,6 @@
 /**
- * The STS WGSL kernels (assembly/kernels/{scan*,sts*}.wgsl) cross-checked against the wasm
+ * The STS WGSL kernels (assembly/kernels/sts*.wgsl, and the scan's WGSL that the compiler generates
+ * from kernels/primitives/scan.ts) cross-checked against the wasm
  * backend: every kernel launched directly on random inputs and at the edges (empty, one digi,
  * one channel, non-power-of-two sizes and blocks, the largest channel), stsSort end to end, and
  * the `sts-sort` cross-check job. No WebGPU adapter is a failure, not a skip.
@@ -12,7 +13,9 @@ import type { Kernel } from '../src/kernel.js';
 import type { WebGpuDevice } from '../src/webgpu/device.js';
 import { WGSL_KERNELS } from '../src/webgpu/kernels.js';
 import * as sts from '../src/kernels/sts.js';
-import { exclusiveScan } from '../src/jobs/sts/scan.js';
+import { exclusiveScan } from '../src/ops/scan.js';
+import { shippedModule } from '../src/shippedModule.js';
+import type { KernelModule } from '../src/kernelModule.js';
 import { StsChannelRangeError, interleaveDigis, stsSort } from '../src/jobs/sts/run.js';
 import { generateStsDigis } from '../src/jobs/sts/generate.js';
 import { crossCheck, jobs } from '../src/crosscheck/index.js';
@@ -24,10 +27,14 @@ let wasm: Device;
 withWasmAndWebGpu(async () => {
   wasm = await createDevice({ backend: 'wasm', memoryBytes: 256 << 20 });
   gpu = await createDevice({ backend: 'webgpu' });
+  shipped = await shippedModule();
+  await wasm.load(shipped);
+  await gpu.load(shipped);
 }, () => [gpu, wasm]);
+let shipped: KernelModule;
 
 const STS_WGSL = [
-  'scanTileSums', 'scanSingle', 'scanTileApply', 'stsCheckChannels', 'stsCountChannels', 'stsScatterAtomic',
+  'stsCheckChannels', 'stsCountChannels', 'stsScatterAtomic',
   'stsCountChunks', 'stsColumnOffsets', 'stsScatterChunks', 'stsLocalOffsets', 'stsLocalSort', 'stsLocalMerge',
   'stsRunFlags', 'stsRunStarts', 'stsHalveRuns', 'stsMergeDigis', 'stsMergeKeys', 'stsDigisToKeys', 'stsKeysToDigis',
   'stsTileSort', 'stsTileStarts',
@@ -95,14 +102,14 @@ describe('scan kernels: webgpu vs wasm', () => {
       const input = randomWords(rng, n);
       const tiles = Math.max(1, Math.ceil(n / (block * items)));
       const shape = { grid: tiles, block, sharedBytes: 4 * block };
-      const [, sums] = await same(sts.scanTileSums, shape, [input, new Uint32Array(tiles), n, items], `n=${n}`);
-      await same(sts.scanTileApply, shape, [input, new Uint32Array(n), sums!, n, items], `n=${n}`);
+      const [, sums] = await same(shipped.kernels.scanTileSums!, shape, [input, new Uint32Array(tiles), n, items], `n=${n}`);
+      await same(shipped.kernels.scanTileApply!, shape, [input, new Uint32Array(n), sums!, n, items], `n=${n}`);
     }
   });
   it('scanSingle on random sizes and blocks, wrapping sums', async () => {
     const rng = new Rng(42);
     for (const [n, block] of [[0, 256], [1, 256], [2, 1], [255, 256], [256, 256], [257, 256], [10_000, 256], [999, 37]] as const) {
-      await same(sts.scanSingle, { grid: 1, block, sharedBytes: 4 * block }, [randomWords(rng, n), n, new Uint32Array(1)], `n=${n}`);
+      await same(shipped.kernels.scanSingle!, { grid: 1, block, sharedBytes: 4 * block }, [randomWords(rng, n), n, new Uint32Array(1)], `n=${n}`);
     }
   });
   it('exclusiveScan in place and out of place equals a sequential scan on both backends', async () => {

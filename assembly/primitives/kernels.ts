@@ -5,7 +5,6 @@ import { blockIdx, blockDim, beginPhase, threadAt, sharedMem, registers, reg, bl
 import { intraWarpScan, intraWarpScanUnsyncedSteps, WARP_SIZE } from "./warpScan";
 import { blockScanInclusive, blockScanExclusive } from "./blockScan";
 import { compactionOffsets } from "./compaction";
-export { scanBlocksU32, scanAddOffsetsU32 } from "./deviceScan";
 
 // @ts-ignore: decorator
 @inline function at(p: usize, i: i32): usize { return p + (<usize>i << 2); }

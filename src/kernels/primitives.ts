@@ -10,12 +10,6 @@ export function compactionSharedBytes(threads: number): number {
   return blockScanSharedBytes(threads) + 16;
 }
 
-/** Device scan step 1: per-tile exclusive scan, tile totals to blockSums. Shared: blockScanSharedBytes(block). */
-export const scanBlocksU32 = defineKernel('scanBlocksU32', {
-  input: 'u32[]', output: 'u32[]', blockSums: 'u32[]', n: 'i32', items: 'i32',
-});
-/** Device scan step 3: output[i] += offsets[tile of i]. */
-export const scanAddOffsetsU32 = defineKernel('scanAddOffsetsU32', { output: 'u32[]', offsets: 'u32[]', n: 'i32', items: 'i32' });
 /** Probe: each block scans its blockDim.x elements (intraBlockScan). Shared: blockScanSharedBytes(block). */
 export const blockScanProbe = defineKernel('blockScanProbe', { input: 'u32[]', output: 'u32[]', n: 'i32', inclusive: 'i32' });
 /** Probe: exclusive scan inside each warp (intraWarpScan with __syncwarp). Shared: 4·(2·block+32). */

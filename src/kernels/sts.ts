@@ -2,15 +2,7 @@
 // (channel, time): a `u32[]` of 2n words. Shared-memory needs are stated per kernel.
 import { defineKernel } from '../kernel.js';
 
-// Device-wide exclusive scan (scan.ts): tile sums, one-block scan of the sums, apply.
-/** sums[b] = Σ input over tile b (blockDim.x·itemsPerThread items). Shared: 4·blockDim.x. */
-export const scanTileSums = defineKernel('scanTileSums', { input: 'u32[]', sums: 'u32[]', n: 'i32', itemsPerThread: 'i32' });
-/** One block: data ← exclusive scan of data, total[0] ← Σ. Shared: 4·blockDim.x. */
-export const scanSingle = defineKernel('scanSingle', { data: 'u32[]', n: 'i32', total: 'u32[]' });
-/** output = sums[b] + exclusive scan of the tile. Shared: 4·blockDim.x. input may equal output. */
-export const scanTileApply = defineKernel('scanTileApply', {
-  input: 'u32[]', output: 'u32[]', sums: 'u32[]', n: 'i32', itemsPerThread: 'i32',
-});
+// The device-wide exclusive scan the sorts use is simt's one scan: kernels/primitives/scan.ts.
 
 /** Talk's countKernel: atomicAdd(&counts[channel], 1), grid-stride; bad[0] = min bad index. */
 export const stsCountChannels = defineKernel('stsCountChannels', {

@@ -31,7 +31,7 @@ export interface WgslKernelInfo {
   powerOfTwoBlock: boolean;
   /**
    * Where the source is, under `assembly/` without `.wgsl`, beside the AS kernel of the same
-   * name (default `kernels/<name>`; e.g. `primitives/scanBlocksU32`, `kernels/pet/petConvert`).
+   * name (default `kernels/<name>`; e.g. `primitives/compactNonZeroU32`, `kernels/pet/petConvert`).
    */
   source?: string;
 }
@@ -59,15 +59,7 @@ export const WGSL_KERNELS = {
   vecMin: reduction('vecMin'),
   // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
   vecSum: reduction('vecSum', 'f64'),
-  // assembly/primitives/ (device scan, compaction): see the .wgsl files there.
-  scanBlocksU32: {
-    name: 'scanBlocksU32', entryPoint: 'scanBlocksU32', source: 'primitives/scanBlocksU32', powerOfTwoBlock: false,
-    params: [arr('input', 'u32'), arr('output', 'u32'), arr('blockSums', 'u32'), scal('n', 'i32'), scal('items', 'i32')],
-  },
-  scanAddOffsetsU32: {
-    name: 'scanAddOffsetsU32', entryPoint: 'scanAddOffsetsU32', source: 'primitives/scanAddOffsetsU32', powerOfTwoBlock: false,
-    params: [arr('output', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('items', 'i32')],
-  },
+  // assembly/primitives/ (compaction): see the .wgsl file there. The device-wide scan is compiled (kernels/primitives/scan.ts).
   compactNonZeroU32: {
     name: 'compactNonZeroU32', entryPoint: 'compactNonZeroU32', source: 'primitives/compactNonZeroU32', powerOfTwoBlock: false,
     params: [arr('input', 'u32'), scal('n', 'i32'), arr('output', 'u32'), arr('counter', 'u32'), scal('items', 'i32')],
@@ -147,9 +139,6 @@ export const WGSL_KERNELS = {
   // STS digi sorting (seed 004, src/kernels/sts.ts): digis are u32[2n] (channel, time) words,
   // bound as array<vec2u> in WGSL (the same bytes).
   ...kernelsOf('kernels/sts', {
-    scanTileSums: [arr('input', 'u32'), arr('sums', 'u32'), scal('n', 'i32'), scal('itemsPerThread', 'i32')],
-    scanSingle: [arr('data', 'u32'), scal('n', 'i32'), arr('total', 'u32')],
-    scanTileApply: [arr('input', 'u32'), arr('output', 'u32'), arr('sums', 'u32'), scal('n', 'i32'), scal('itemsPerThread', 'i32')],
     stsCheckChannels: [arr('digis', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
     stsCountChannels: [arr('digis', 'u32'), arr('counts', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
     stsScatterAtomic: [arr('digis', 'u32'), arr('out', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
@@ -249,7 +238,7 @@ export function loadWgsl(name: string): Promise<string> {
   return loadAssemblyWgsl(`kernels/${name}`);
 }
 
-/** `assembly/<rel>.wgsl` under the package root (rel like 'kernels/vecMax', 'primitives/scanBlocksU32'). */
+/** `assembly/<rel>.wgsl` under the package root (rel like 'kernels/vecMax', 'primitives/compactNonZeroU32'). */
 export function loadAssemblyWgsl(name: string): Promise<string> {
   if (!/^[A-Za-z0-9_]+(\/[A-Za-z0-9_]+)*$/.test(name)) return Promise.reject(new Error(`bad WGSL name '${name}'`));
   let p = sourceCache.get(name);

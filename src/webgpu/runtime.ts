@@ -475,7 +475,7 @@ export class WebGpuRuntime {
 
     device.pushErrorScope('validation');
     const enc = device.createCommandEncoder({ label: desc.label ?? desc.entryPoint });
-    // One array passed to a read-only binding and to a writable one (scanBlocksU32 with
+    // One array passed to a read-only binding and to a writable one (the scan's scanTileApply with
     // output = input): WebGPU forbids that aliasing in one dispatch, so the read-only binding
     // gets a copy of the buffer made just before the pass — the contents at launch, which is
     // what a kernel that never writes that parameter may read anyway.

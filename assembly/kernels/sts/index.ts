@@ -1,5 +1,4 @@
 // sts kernels (seed 004): re-exported by assembly/index.ts.
-export { scanTileSums, scanSingle, scanTileApply } from "./scan";
 export {
   stsCountChannels, stsScatterAtomic, stsCountChunks, stsScatterChunks, stsLocalOffsets, stsLocalSort,
   stsColumnOffsets, stsLocalMerge, stsCheckChannels,

@@ -1,7 +1,7 @@
 // Cross-check job `pet`: the stages of the PET pipeline (seed 001) that have WGSL twins, run on
 // every backend from the same inputs.
 //
-// - `scan`: deviceExclusiveScan (scanBlocksU32 + recursion + scanAddOffsetsU32) of random u32
+// - `scan`: deviceExclusiveScan (simt's one scan, kernels/primitives/scan.ts) of random u32
 //   (wrapping sums): exact.
 // - `compacted`, `compactedCount`: compactNonZeroU32 (block scan + one atomicAdd per block) over
 //   the same words with ~40% zeros: the count exactly; the output as a multiset, since blocks

@@ -30,7 +30,7 @@ import {
 } from '../../kernels/sts.js';
 import { gridStrideShape } from '../../ops/launchShape.js';
 import { readElement, readWith, uploadWith } from '../../memory/hostAccess.js';
-import { exclusiveScan } from './scan.js';
+import { exclusiveScan } from '../../ops/scan.js';
 import { StsInputError, type StsDigis } from './generate.js';
 
 export type StsSortMethod = 'chunked' | 'atomic' | 'local' | 'merge' | 'key';
