@@ -3,7 +3,7 @@
 // host a typed handle per kernel. A device loads any number of them (`device.load`).
 
 import { SimtError } from './errors.js';
-import { type Kernel, type ParamSpec, defineKernel } from './kernel.js';
+import { type Kernel, type LaunchRequirement, type ParamSpec, defineKernel } from './kernel.js';
 
 export const MODULE_FORMAT = 'simt-kernels/1';
 
@@ -15,6 +15,8 @@ export interface ModuleKernelMeta {
   staticSharedBytes: number;
   regions: number;
   slots: number;
+  /** Bytes of the kernel's `__local__` arrays per thread (absent or 0: none). */
+  localBytes?: number;
   /** The `__shared__` arrays (byte offset in the block's shared memory; count null: `extern __shared__`). Race reports name them. */
   shared?: { name: string; dtype: string; offset: number; count: number | null }[];
 }
@@ -67,6 +69,25 @@ export interface KernelModule<K extends Record<string, Record<string, ParamSpec>
 /** A module file that is not a simt kernel module, or of another format version. */
 export class KernelModuleError extends SimtError {}
 
+/** A worker's register area (assembly/runtime/scratch.ts: REGISTER_SLOTS × MAX_THREADS × 8 bytes). */
+const REGISTER_AREA_BYTES = 32 * 1024 * 8;
+const SLOT_BYTES = 1024 * 8;
+
+/**
+ * A block's __local__ arrays share the worker's register area with its context slots (as a
+ * GPU's local memory and registers share an SM): a block whose threads need more is refused
+ * at launch, as CUDA refuses a launch that requests too many resources.
+ */
+function localMemoryRequirement(localBytes: number, slots: number): LaunchRequirement {
+  return ({ block }) => {
+    const threads = block.x * block.y * block.z;
+    const room = REGISTER_AREA_BYTES - slots * SLOT_BYTES;
+    return localBytes * threads > room
+      ? `needs ${localBytes} bytes of __local__ arrays per thread, ${localBytes * threads} for ${threads} threads, beside its ${slots} context slots; a block has room for ${room}: launch at most ${Math.floor(room / localBytes)} threads per block`
+      : undefined;
+  };
+}
+
 /** Builds the module object (kernel handles) from its parts. */
 export function makeKernelModule<K extends Record<string, Record<string, ParamSpec>>>(meta: KernelModuleMeta, wasm: Uint8Array, fineWasm: Uint8Array): KernelModule<K> {
   if (meta?.format !== MODULE_FORMAT) throw new KernelModuleError(`not a simt kernel module (format ${String(meta?.format)}; expected ${MODULE_FORMAT})`);
@@ -76,7 +97,7 @@ export function makeKernelModule<K extends Record<string, Record<string, ParamSp
     for (const p of k.params) spec[p.name] = (p.kind === 'array' ? `${p.dtype}[]` : p.dtype) as ParamSpec;
     module.kernels[k.name] = defineKernel(k.name, spec, {
       module: { id: meta.hash, staticSharedBytes: k.staticSharedBytes },
-      requires: undefined,
+      requires: k.localBytes ? localMemoryRequirement(k.localBytes, k.slots) : undefined,
     });
   }
   Object.freeze(module.kernels);

@@ -9,7 +9,7 @@
 // array, index, block and thread in the KernelError.
 
 import { blockThreads } from "./dims";
-import { registers, threadOrderTable } from "./scratch";
+import { registers, threadOrderTable, REGISTER_SLOTS } from "./scratch";
 import * as atomics from "./atomics";
 
 // --- trap details (per worker instance) -----------------------------------------------------
@@ -341,4 +341,17 @@ export function __activeLanes(t: i32, exitSlot: i32): u32 {
 @inline export function __pmin<T>(a: T, b: T): T {
   if (sizeof<T>() == 4) return <T>f32x4.extract_lane(f32x4.pmin(f32x4.splat(<f32>a), f32x4.splat(<f32>b)), 0);
   return <T>f64x2.extract_lane(f64x2.pmin(f64x2.splat(<f64>a), f64x2.splat(<f64>b)), 0);
+}
+
+// --- __local__ arrays -------------------------------------------------------------------------
+
+/**
+ * The running block's __local__ arrays: `bytesPerThread` per thread, thread t's at
+ * `__localMem(b) + t·b`, at the end of the worker's register area (below it are the context
+ * slots, which grow from its start; the host checks at launch that both fit). Nothing clears
+ * them between blocks: as CUDA's local memory, their contents are undefined until written.
+ */
+// @ts-ignore: decorator
+@inline export function __localMem(bytesPerThread: i32): usize {
+  return registers(REGISTER_SLOTS) - <usize>(bytesPerThread * blockThreads);
 }

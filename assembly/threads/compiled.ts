@@ -78,6 +78,28 @@ export function __setDynamicShared(bytes: i32): void { dynamicSharedBytes = byte
   if (hostAccessAt(WRITE, p, sizeof<T>(), site) != 0) store<T>(p, v);
 }
 
+/**
+ * A __local__ array's base for the running thread: the block's local bytes follow its shared
+ * bytes in the block's area (the host sizes the area for them), thread t's at t·bytesPerThread.
+ */
+// @ts-ignore: decorator
+@inline export function __localBase(staticShared: i32, bytesPerThread: i32): usize {
+  return __sharedBase() + <usize>((staticShared + dynamicSharedBytes + 15) & ~15) + <usize>(tid() * bytesPerThread);
+}
+
+/** A __local__ array's element: private to its thread, so bounds-checked but no scheduling point. */
+// @ts-ignore: decorator
+@inline export function __ldl<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T {
+  if (!inBounds<T>(READ, base, len, i, array, site)) return <T>0;
+  return load<T>(at<T>(base, i));
+}
+
+// @ts-ignore: decorator
+@inline export function __stl<T>(base: usize, len: i32, i: i64, array: i32, site: i32, v: T): void {
+  if (!inBounds<T>(WRITE, base, len, i, array, site)) return;
+  store<T>(at<T>(base, i), v);
+}
+
 // @ts-ignore: decorator
 @inline export function __ldu<T>(base: usize, len: i32, i: i64, array: i32, site: i32): T { return __ld<T>(base, len, i, array, site); }
 // @ts-ignore: decorator

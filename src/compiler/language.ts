@@ -59,6 +59,13 @@ export const FENCES = new Set(['__threadfence', '__threadfence_block', '__thread
 export const SHARED_DECLS = new Set(['__shared__', '__extern_shared__']);
 
 /**
+ * A per-thread array (CUDA's local memory, `float acc[8];`): `const acc = __local__<f32>(8)`,
+ * n a compile-time constant. Private to its thread, it keeps its contents across barriers;
+ * like CUDA's, its contents are undefined until the thread writes them.
+ */
+export const LOCAL_DECL = '__local__';
+
+/**
  * AssemblyScript built-ins that reach memory without an array: raw loads and stores, bulk
  * memory, wasm atomics, SIMD loads and stores, the managed heap. A kernel reads and writes
  * memory only through its array parameters and `__shared__` arrays — bounds-checked, aligned
@@ -74,7 +81,7 @@ export function isRawMemoryCall(callee: string): boolean {
 /** Every name of the language (what `import … from "simt/kernel"` may bring in). */
 export function isLanguageName(name: string): boolean {
   return INDEX_VARIABLES.has(name) || BARRIERS.has(name) || BLOCK_PREDICATES.has(name) || WARP_VOTES.has(name) ||
-    name in WARP_SHUFFLES || name in ATOMICS || SHARED_DECLS.has(name) || FENCES.has(name) || name === 'warpSize' || name === '__activemask';
+    name in WARP_SHUFFLES || name in ATOMICS || SHARED_DECLS.has(name) || name === LOCAL_DECL || FENCES.has(name) || name === 'warpSize' || name === '__activemask';
 }
 
 /** Calls that are scheduling points of the block (regions split at them). */

@@ -47,6 +47,7 @@ export class KernelGen extends ArrayHelpers {
     for (const d of fn.decls) {
       if (!d.array) continue;
       const a = d.array;
+      if (a.space === 'local') this.fail(d.node ?? fn.node, `'${d.name}' is a __local__ array: local arrays have no WGSL form yet (the kernel runs on wasm and serial)`);
       if (['f64', 'i64', 'u64'].includes(a.elem)) this.fail(d.node ?? fn.node, `${d.name}: ${a.elem}[] has no WGSL form (WGSL has no 64-bit types)`);
       this.kernelArrays.set(d, {
         decl: d, name: a.space === 'global' ? `a_${d.name}` : `w_${d.outName}`, elem: a.elem, space: a.space === 'global' ? 'storage' : 'workgroup',

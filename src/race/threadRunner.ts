@@ -225,7 +225,9 @@ export class ThreadRunner {
     this.sharedBytes = dynamicShared + (meta?.staticSharedBytes ?? 0);
     // A compiled kernel's shared memory is held to the device's limit, as device.launch holds it.
     if (meta && this.sharedBytes > this.device.sharedMemoryLimit) throw new SharedMemoryLimitError(this.sharedBytes, this.device.sharedMemoryLimit);
-    this.sharedStride = Math.ceil(Math.max(prog.reservedShared + this.sharedBytes, 16) / 128) * 128;
+    // A compiled kernel's __local__ arrays follow the block's shared bytes in its area (assembly/threads/compiled.ts __localBase).
+    const localBytes = this.bt * (meta?.localBytes ?? 0);
+    this.sharedStride = Math.ceil(Math.max(prog.reservedShared + Math.ceil(this.sharedBytes / 16) * 16 + localBytes, 16) / 128) * 128;
     const ws = l.warpSize ?? 32;
     if (!Number.isInteger(ws) || ws < 1 || ws > 32 || (ws & (ws - 1)) !== 0) throw new LaunchConfigError(`warpSize must be a power of two from 1 to 32, got ${String(ws)}`);
     this.warpSize = ws;
