@@ -29,7 +29,8 @@ export interface Kernel<P extends Record<string, ParamSpec> = Record<string, Par
   /**
    * Set on a hand-written kernel (assembly/kernels/) that is a declared specialization of a
    * generic kernel of simt's shipped module (kernels/, written per thread as a user writes):
-   * same parameters, same results byte for byte on every backend, only faster.
+   * same parameters, the same bytes on `wasm` and `serial` (the webgpu backend runs its WGSL
+   * twin), only faster.
    * test/specializations.test.ts holds every such pair to that; the `specializations` bench suite
    * measures what each one gains (bench/RESULTS.md).
    */
@@ -37,10 +38,10 @@ export interface Kernel<P extends Record<string, ParamSpec> = Record<string, Par
 }
 
 /**
- * What a specialization promises about its generic kernel. Outputs are compared byte for byte,
- * except the `orderFree` ones: their elements from `from` on are written in the order threads
- * reach an atomic (schedule dependent, as on a GPU), so they are compared as multisets; the
- * elements before `from` exactly.
+ * What a specialization promises about its generic kernel: every array parameter holds the same
+ * bytes after the launch, except the `orderFree` ones — their elements from `from` on are written
+ * in the order threads reach an atomic (schedule dependent, as on a GPU), so they are compared as
+ * multisets, the elements before `from` exactly — and the NaNs of the `anyNaN` ones.
  */
 export interface Specialization<ParamName extends string = string> {
   /** The generic kernel's name in the shipped module (`shippedModule().kernels[generic]`). */
@@ -48,8 +49,9 @@ export interface Specialization<ParamName extends string = string> {
   readonly orderFree?: readonly { readonly param: ParamName; readonly from: number }[];
   /**
    * Float outputs computed by arithmetic whose NaNs compare as NaN, not bit for bit: WebAssembly
-   * leaves the sign and payload of an arithmetic NaN to the engine (V8 may swap the operands of
-   * an add, and x86 keeps the first operand's NaN), so not even one kernel promises them.
+   * leaves the sign and payload of an arithmetic NaN to the engine (which of two NaN operands an
+   * add returns, for one), so no kernel can promise them; seen: vecSum's partials, +NaN from the
+   * generic kernel where the SIMD one gave −NaN.
    */
   readonly anyNaN?: readonly ParamName[];
 }

@@ -15,7 +15,9 @@ export const vecMin = defineKernel('vecMin', { A: 'f32[]', B: 'f32[]', N: 'i32' 
 export const vecSum = defineKernel('vecSum', { A: 'f32[]', B: 'f64[]', N: 'i32' }, { requires: sharedTreeRequirement(8), specializes: { generic: 'vecSum', anyNaN: ['B'] } });
 /**
  * Seed 000: CMS pixel countModules. moduleStart[1..] holds the boundaries in the order threads
- * reached atomicInc: order free (moduleStart[0], the count, is exact).
+ * reached atomicInc: order free (moduleStart[0], the count, is exact). A multiset only while the
+ * count does not wrap past nMaxModules + 1: beyond that later starts overwrite earlier slots in
+ * schedule order, on a GPU too.
  */
 export const countModules = defineKernel('countModules', {
   id: 'u16[]', moduleStart: 'u32[]', clusterId: 'i32[]', numElements: 'i32', nMaxModules: 'u32',
