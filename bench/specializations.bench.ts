@@ -6,7 +6,7 @@
 // ratio of the medians) and the range of the run-by-run ratios. One under 1.3x goes
 // (the generic kernel then serves its op).
 import { createDevice, type Device } from '../src/device.js';
-import { builtinKernels } from '../src/kernels/index.js';
+import { specializations } from '../src/kernels/index.js';
 import type { Kernel } from '../src/kernel.js';
 import type { DeviceArray } from '../src/memory/deviceArray.js';
 import { shippedModule } from '../src/shippedModule.js';
@@ -119,8 +119,7 @@ export const suite: BenchSuite = {
   async run(ctx) {
     const all = workloads(ctx.quick);
     const out: BenchRecord[] = [];
-    for (const k of Object.values(builtinKernels as Record<string, Kernel>)) {
-      if (!k.specializes) continue;
+    for (const k of specializations()) {
       const w = all[k.name];
       if (!w) throw new Error(`specialization ${k.name} has no workload in bench/specializations.bench.ts`);
       out.push(...await compare(k, w, ctx));

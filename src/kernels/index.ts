@@ -5,7 +5,12 @@
 // thread under kernels/, built into the shipped module — declare it (`specializes`): they must
 // give the same bytes (test/specializations.test.ts) and pay for themselves (the
 // `specializations` bench suite; one under 1.3× its generic goes).
-import { defineKernel, sharedTreeRequirement } from '../kernel.js';
+import { defineKernel, sharedTreeRequirement, type Kernel } from '../kernel.js';
+import * as pet from './pet.js';
+import * as sts from './sts.js';
+import * as pixel from './pixel.js';
+import * as race from './race.js';
+import * as primitives from './primitives.js';
 
 /** Seed 002: B[blockIdx.x] = max over the block's grid-stride slice of A[0..N). Shared: 4·blockDim.x bytes. */
 export const vecMax = defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' }, { requires: sharedTreeRequirement(4), specializes: { generic: 'vecMax' } });
@@ -48,8 +53,15 @@ export const builtinKernels = {
   atomicProbe, warpProbe, blockPredicateProbe, neighbourSum, orderProbe,
 };
 
-export * as pet from './pet.js';
-export * as sts from './sts.js';
-export * as pixel from './pixel.js';
-export * as race from './race.js';
-export * as primitives from './primitives.js';
+export { pet, sts, pixel, race, primitives };
+
+/** Every hand-written kernel declared here: builtinKernels and the namespaces' kernels, once each. */
+export function handWrittenKernels(): Kernel[] {
+  const isKernel = (x: unknown): x is Kernel => typeof x === 'object' && x !== null && typeof (x as Kernel).name === 'string' && Array.isArray((x as Kernel).params);
+  return [...new Set([builtinKernels, pet, sts, pixel, race, primitives].flatMap((ns) => Object.values(ns).filter(isKernel)))];
+}
+
+/** The hand-written kernels that are declared specializations of a generic kernel (`specializes`). */
+export function specializations(): Kernel[] {
+  return handWrittenKernels().filter((k) => k.specializes !== undefined);
+}
