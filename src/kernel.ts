@@ -26,6 +26,34 @@ export interface Kernel<P extends Record<string, ParamSpec> = Record<string, Par
    * (pointer, length) pairs, so every access is bounds-checked.
    */
   readonly module?: CompiledKernelRef;
+  /**
+   * Set on a hand-written kernel (assembly/kernels/) that is a declared specialization of a
+   * generic kernel of simt's shipped module (kernels/, written per thread as a user writes):
+   * same parameters, the same bytes on `wasm` and `serial` (the webgpu backend runs its WGSL
+   * twin), only faster.
+   * test/specializations.test.ts holds every such pair to that; the `specializations` bench suite
+   * measures what each one gains (bench/RESULTS.md).
+   */
+  readonly specializes?: Specialization;
+}
+
+/**
+ * What a specialization promises about its generic kernel: every array parameter holds the same
+ * bytes after the launch, except the `orderFree` ones — their elements from `from` on are written
+ * in the order threads reach an atomic (schedule dependent, as on a GPU), so they are compared as
+ * multisets, the elements before `from` exactly — and the NaNs of the `anyNaN` ones.
+ */
+export interface Specialization<ParamName extends string = string> {
+  /** The generic kernel's name in the shipped module (`shippedModule().kernels[generic]`). */
+  readonly generic: string;
+  readonly orderFree?: readonly { readonly param: ParamName; readonly from: number }[];
+  /**
+   * Float outputs computed by arithmetic whose NaNs compare as NaN, not bit for bit: WebAssembly
+   * leaves the sign and payload of an arithmetic NaN to the engine (which of two NaN operands an
+   * add returns, for one), so no kernel can promise them; seen: vecSum's partials, +NaN from the
+   * generic kernel where the SIMD one gave −NaN.
+   */
+  readonly anyNaN?: readonly ParamName[];
 }
 
 export interface CompiledKernelRef { readonly id: string; readonly staticSharedBytes: number }
@@ -53,7 +81,7 @@ const SCALARS: readonly string[] = ['i32', 'u32', 'f32', 'f64', 'i64', 'u64'];
  * Declares a kernel: `defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' })`.
  * Parameter order is the object's key order, which is the AS function's parameter order.
  */
-export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P, options: { requires?: LaunchRequirement; module?: CompiledKernelRef } = {}): Kernel<P> {
+export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P, options: { requires?: LaunchRequirement; module?: CompiledKernelRef; specializes?: Specialization<keyof P & string> } = {}): Kernel<P> {
   const params: Param[] = Object.entries(spec).map(([pname, s]) => {
     if (s.endsWith('[]')) {
       const d = s.slice(0, -2);
@@ -63,5 +91,16 @@ export function defineKernel<P extends Record<string, ParamSpec>>(name: string, 
     if (!SCALARS.includes(s)) throw new TypeError(`kernel ${name}: parameter '${pname}': unknown scalar type '${s}'`);
     return { name: pname, kind: 'scalar', dtype: s as ScalarDType };
   });
-  return Object.freeze({ name, params: Object.freeze(params), spec, requires: options.requires, ...(options.module ? { module: options.module } : {}) });
+  for (const o of options.specializes?.orderFree ?? []) {
+    if (!params.some((p) => p.name === o.param && p.kind === 'array')) throw new TypeError(`kernel ${name}: orderFree names '${o.param}', which is not an array parameter`);
+    if (!Number.isInteger(o.from) || o.from < 0) throw new TypeError(`kernel ${name}: orderFree '${o.param}' starts at ${o.from}, not a non-negative integer`);
+  }
+  for (const n of options.specializes?.anyNaN ?? []) {
+    if (!params.some((p) => p.name === n && p.kind === 'array' && (p.dtype === 'f32' || p.dtype === 'f64'))) throw new TypeError(`kernel ${name}: anyNaN names '${n}', which is not a float array parameter`);
+  }
+  return Object.freeze({
+    name, params: Object.freeze(params), spec, requires: options.requires,
+    ...(options.module ? { module: options.module } : {}),
+    ...(options.specializes ? { specializes: options.specializes } : {}),
+  });
 }

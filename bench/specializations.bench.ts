@@ -1,0 +1,129 @@
+// The specializations suite: each hand-written SIMD kernel that declares a generic form
+// (`specializes` in src/kernels/index.ts) against that generic kernel of the shipped module
+// (kernels/, per thread), on the launch shape the ops use (gridStrideShape: block 1024, one
+// grid-stride step per block) and the core suite's data. The two alternate run by run, so both
+// see the same machine; a record per kernel and form, the specialization's with `speedup` (the
+// ratio of the medians) and the range of the run-by-run ratios. One under 1.3x goes
+// (the generic kernel then serves its op).
+import { createDevice, type Device } from '../src/device.js';
+import { specializations } from '../src/kernels/index.js';
+import type { Kernel } from '../src/kernel.js';
+import type { DeviceArray } from '../src/memory/deviceArray.js';
+import { shippedModule } from '../src/shippedModule.js';
+import { gridStrideShape } from '../src/ops/launchShape.js';
+import { moduleIdsForBench, randomF32 } from '../src/data/synthetic.js';
+import { median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
+
+/** One workload: its launch arguments on a device, reset before each run (inside the timing, as the core suite does). */
+interface Workload {
+  size: number;
+  /** Bytes a run must move (throughput). */
+  bytes: number;
+  memoryBytes: number;
+  setup(dev: Device): Promise<{ args: (DeviceArray | number)[]; sharedBytes: number; reset(): Promise<void>; result(): Promise<string> }>;
+}
+
+function reduction(n: number, partialDType: 'f32' | 'f64'): Workload {
+  const elem = partialDType === 'f32' ? 4 : 8;
+  return {
+    size: n, bytes: 4 * n, memoryBytes: 4 * n + (64 << 20),
+    async setup(dev) {
+      const A = await dev.upload('f32', randomF32(n, 1));
+      const { grid, block } = gridStrideShape(dev, n);
+      const B = dev.alloc(partialDType, grid);
+      return {
+        args: [A, B, n], sharedBytes: elem * block, async reset() {},
+        // The partials folded on the host, in order (as src/ops/reduce.ts does).
+        async result() { return String(Array.from(await B.read()).reduce((s, v) => s + v, 0)); },
+      };
+    },
+  };
+}
+
+/** The core suite's data: 1800 modules, 1 % invalid digis, nMaxModules 1856. */
+function countModules(n: number): Workload {
+  return {
+    size: n, bytes: 6 * n, memoryBytes: 6 * n + (64 << 20),
+    async setup(dev) {
+      const id = await dev.upload('u16', moduleIdsForBench(n, 1800, 0.01, 1));
+      const ms = dev.alloc('u32', 1858);
+      const cid = dev.alloc('i32', n);
+      return {
+        args: [id, ms, cid, n, 1856], sharedBytes: 0,
+        async reset() { await ms.fill(0); },
+        async result() { return String((await ms.read(0, 1))[0]); },
+      };
+    },
+  };
+}
+
+/** The workloads by kernel name: every declared specialization has one (the suite throws otherwise). */
+function workloads(quick: boolean): Record<string, Workload> {
+  const floats = quick ? 4 << 20 : 64 << 20;
+  return {
+    vecMax: reduction(floats, 'f32'),
+    vecMin: reduction(floats, 'f32'),
+    vecSum: reduction(floats, 'f64'),
+    countModules: countModules(quick ? 5_000_000 : 50_000_000),
+  };
+}
+
+const RUNS = 15;
+const WARMUP = 2;
+
+async function compare(spec: Kernel, w: Workload, ctx: BenchContext): Promise<BenchRecord[]> {
+  const mod = await shippedModule();
+  const generic = mod.kernels[spec.specializes!.generic]!;
+  const dev = await createDevice({ memoryBytes: w.memoryBytes, workers: ctx.workers });
+  const out: BenchRecord[] = [];
+  try {
+    await dev.load(mod);
+    const { args, sharedBytes, reset, result } = await w.setup(dev);
+    const { grid, block } = gridStrideShape(dev, w.size);
+    for (const workers of workerCounts(ctx)) {
+      progress(`${spec.name} generic and specialization, ${workers} workers`);
+      const times: Record<'generic' | 'specialization', number[]> = { generic: [], specialization: [] };
+      const results = new Set<string>();
+      const ratios: number[] = [];
+      for (let r = -WARMUP; r < RUNS; r++) {
+        const pair: number[] = [];
+        for (const [form, k] of [['generic', generic], ['specialization', spec]] as const) {
+          const t0 = performance.now();
+          await reset();
+          await dev.launch(k, { grid, block, sharedBytes, workers }, args as never);
+          const ms = performance.now() - t0;
+          results.add(await result());
+          if (r >= 0) { times[form].push(ms); pair.push(ms); }
+        }
+        if (r >= 0) ratios.push(pair[0]! / pair[1]!);
+      }
+      if (results.size !== 1) throw new Error(`${spec.name}: the generic kernel and its specialization disagree (${[...results].join(' vs ')})`);
+      const g = median(times.generic), s = median(times.specialization);
+      out.push(record(`${spec.name}/generic`, 'simt-wasm', w.size, g, { bytes: w.bytes, workers, times: times.generic }));
+      out.push(record(`${spec.name}/specialization`, 'simt-wasm', w.size, s, {
+        bytes: w.bytes, workers, times: times.specialization,
+        speedup: g / s, speedupMin: Math.min(...ratios), speedupMax: Math.max(...ratios),
+      }));
+      ctx.log(`  ${spec.name}, ${workers} workers: generic ${g.toFixed(2)} ms, specialization ${s.toFixed(2)} ms: ${(g / s).toFixed(2)}× (run by run ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×)`);
+    }
+  } finally {
+    await dev.destroy();
+  }
+  return out;
+}
+
+export const suite: BenchSuite = {
+  name: 'specializations',
+  description: 'each declared SIMD specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis), ops launch shape, 15 alternating runs',
+  quickDescription: 'each declared SIMD specialization against its generic kernel (4Mi f32, 5M digis), ops launch shape, 15 alternating runs',
+  async run(ctx) {
+    const all = workloads(ctx.quick);
+    const out: BenchRecord[] = [];
+    for (const k of specializations()) {
+      const w = all[k.name];
+      if (!w) throw new Error(`specialization ${k.name} has no workload in bench/specializations.bench.ts`);
+      out.push(...await compare(k, w, ctx));
+    }
+    return out;
+  },
+};

@@ -1,0 +1,364 @@
+// The declared specializations (src/kernels/index.ts, `specializes`): each hand-written SIMD
+// kernel, launched with the same arguments as its generic kernel of the shipped module (kernels/,
+// written per thread), leaves the same bytes in every array — its order-free outputs the same
+// multiset — on wasm and on serial (several schedule seeds), on random and edge inputs and the
+// launch shapes the ops use. The generic kernel's bytes are checked against a plain TS replica
+// of the CUDA code, so agreement is not agreement on a wrong answer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { builtinKernels, handWrittenKernels, specializations as declared } from '../src/kernels/index.js';
+import { shippedModule } from '../src/shippedModule.js';
+import { createDevice, type Device } from '../src/device.js';
+import { DTYPES, type DType } from '../src/dtypes.js';
+import type { Kernel } from '../src/kernel.js';
+import type { KernelModule } from '../src/kernelModule.js';
+import { gridStrideShape } from '../src/ops/launchShape.js';
+import { countModulesReference, INVALID_MODULE_ID } from '../src/jobs/pixel/reference.js';
+import { rng } from './helpers.js';
+
+const handWritten = handWrittenKernels();
+const specializations = declared();
+
+/** One launch: its shape and arguments by parameter name (host arrays are uploaded afresh per launch). */
+interface Case {
+  label: string;
+  grid: number;
+  block: number;
+  sharedBytes?: number;
+  args: Record<string, ArrayBufferView | number>;
+}
+
+type Outputs = Record<string, Uint8Array>;
+
+function bytesOf(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength).slice();
+}
+
+// --- the reductions (seed 002) ------------------------------------------------------------
+
+/** The CUDA VecMax form in plain TS: each thread folds its grid-stride slice, then the block's tree. */
+function blockTree(A: Float32Array, grid: number, block: number, init: number, fold: (acc: number, x: number) => number): number[] {
+  const out: number[] = [];
+  for (let b = 0; b < grid; b++) {
+    const cache: number[] = [];
+    for (let t = 0; t < block; t++) {
+      let temp = init;
+      for (let i = b * block + t; i < A.length; i += block * grid) temp = fold(temp, A[i]!);
+      cache.push(temp);
+    }
+    for (let ib = block >> 1; ib !== 0; ib >>= 1) for (let t = 0; t < ib; t++) cache[t] = fold(cache[t]!, cache[t + ib]!);
+    out.push(cache[0]!);
+  }
+  return out;
+}
+
+const FOLDS = {
+  vecMax: { init: -Infinity, fold: (acc: number, x: number) => (x > acc ? x : acc), partial: Float32Array },
+  vecMin: { init: Infinity, fold: (acc: number, x: number) => (x < acc ? x : acc), partial: Float32Array },
+  vecSum: { init: 0, fold: (acc: number, x: number) => acc + x, partial: Float64Array },
+} as const;
+
+/** Float data of several kinds: the SIMD max/min take a faithful path for ±0 results, the sum cancels. */
+const FLOAT_KINDS: Record<string, (r: () => number) => number> = {
+  uniform: (r) => (r() - 0.5) * 2000,
+  'signed zeros and negatives': (r) => [0, -0, -0, -1.5, -(r() * 10)][Math.floor(r() * 5)]!,
+  'NaN and infinities': (r) => [NaN, Infinity, -Infinity, (r() - 0.5) * 1e30, r()][Math.floor(r() * 5)]!,
+  'all NaN': () => NaN,
+  'huge magnitudes': (r) => (r() - 0.5) * 6e38,
+};
+
+function floats(n: number, kind: string, seed: number): Float32Array {
+  const r = rng(seed);
+  const gen = FLOAT_KINDS[kind]!;
+  return Float32Array.from({ length: n }, () => gen(r));
+}
+
+/** Output partials prefilled with a pattern, so a block that writes nothing shows. */
+function prefilled(ctor: Float32ArrayConstructor | Float64ArrayConstructor, n: number): Float32Array | Float64Array {
+  const a = new ctor(n);
+  new Uint8Array(a.buffer).fill(0xa5);
+  return a;
+}
+
+function reduceCase(name: keyof typeof FOLDS, label: string, A: Float32Array, grid: number, block: number): Case {
+  const bytes = FOLDS[name].partial === Float64Array ? 8 : 4;
+  return { label, grid, block, sharedBytes: bytes * block, args: { A, B: prefilled(FOLDS[name].partial, grid), N: A.length } };
+}
+
+/** Sizes around the SIMD widths and the ops' block of 1024; the largest is the ops' shape at 4097 blocks. */
+const REDUCE_SIZES = [0, 1, 2, 3, 7, 31, 33, 1000, 1023, 1025, 4097, 100_003];
+/** Grid-stride shapes (several elements per thread), down to one thread. */
+const SMALL_SHAPES: readonly [number, number][] = [[1, 1], [3, 64], [7, 32], [2, 256], [1, 1024]];
+
+/** The launch shape the ops choose for n elements on the device under test. */
+type OpsShape = (n: number) => { grid: number; block: number };
+
+function reduceCases(name: keyof typeof FOLDS, opsShape: OpsShape, big: boolean): Case[] {
+  const out: Case[] = [];
+  for (const n of [...REDUCE_SIZES, ...(big ? [(4 << 20) + 5] : [])]) {
+    const ops = opsShape(n);
+    for (const [kind, k] of Object.keys(FLOAT_KINDS).map((x, i) => [x, i] as const)) {
+      if (n > 100_003 && kind !== 'uniform' && kind !== 'signed zeros and negatives') continue;
+      const A = floats(n, kind, 1000 * n + k);
+      out.push(reduceCase(name, `${kind}, n=${n}, ops shape ${ops.grid}×${ops.block}`, A, ops.grid, ops.block));
+      if (n <= 100_003) for (const [grid, block] of SMALL_SHAPES) out.push(reduceCase(name, `${kind}, n=${n}, ${grid}×${block}`, A, grid, block));
+    }
+  }
+  return out;
+}
+
+function reduceReference(name: keyof typeof FOLDS): (c: Case) => Outputs {
+  return (c) => {
+    const { init, fold, partial } = FOLDS[name];
+    const A = c.args.A as Float32Array;
+    return { A: bytesOf(A), B: bytesOf(partial.from(blockTree(A, c.grid, c.block, init, fold))) };
+  };
+}
+
+// --- countModules (seed 000) ----------------------------------------------------------------
+
+const N_MAX = 1856; // the op's default (phase 1)
+
+/** Module ids: runs of one module broken by invalid digis; `modules` runs in all (at most). */
+function moduleIds(n: number, modules: number, invalid: number, seed: number): Uint16Array {
+  const r = rng(seed);
+  const ids = new Uint16Array(n);
+  const p = modules / Math.max(1, n);
+  for (let i = 0, m = 0; i < n; i++) {
+    if (r() < p) m = (m + 1 + Math.floor(r() * 3)) % 60000;
+    ids[i] = r() < invalid ? INVALID_MODULE_ID : m;
+  }
+  return ids;
+}
+
+function countCase(label: string, id: Uint16Array, grid: number, block: number, nMax = N_MAX): Case {
+  const clusterId = new Int32Array(id.length).fill(-7);
+  return { label, grid, block, args: { id, moduleStart: new Uint32Array(nMax + 2), clusterId, numElements: id.length, nMaxModules: nMax } };
+}
+
+function countCases(opsShape: OpsShape, big: boolean): Case[] {
+  const out: Case[] = [];
+  const add = (label: string, id: Uint16Array, nMax = N_MAX) => {
+    const ops = opsShape(id.length);
+    out.push(countCase(`${label}, n=${id.length}, ops shape ${ops.grid}×${ops.block}`, id, ops.grid, ops.block, nMax));
+    if (id.length <= 100_003) for (const [grid, block] of [[1, 1], [9, 64], [3, 32], [2, 1024]] as const) out.push(countCase(`${label}, n=${id.length}, ${grid}×${block}`, id, grid, block, nMax));
+  };
+  for (const n of [0, 1, 2, 15, 16, 17, 33, 1000, 1025, 4097, 100_003]) add('random modules, 2 % invalid', moduleIds(n, Math.min(1500, n >> 2), 0.02, n + 1));
+  for (const n of [1, 17, 1025, 5000]) add('all invalid', new Uint16Array(n).fill(INVALID_MODULE_ID));
+  add('one valid digi', Uint16Array.of(3));
+  add('one module, no invalid', new Uint16Array(40_000).fill(12));
+  add('invalid digis between equal ids (no boundary)', Uint16Array.from({ length: 3000 }, (_, i) => (i % 3 === 1 ? INVALID_MODULE_ID : 5 + (i >> 9))));
+  add('every digi its own module', Uint16Array.from({ length: N_MAX }, (_, i) => i));
+  add('exactly nMaxModules + 1 boundaries (every slot written, the count wraps to 0)', Uint16Array.from({ length: N_MAX + 1 }, (_, i) => i));
+  add('half invalid', moduleIds(20_000, 1000, 0.5, 99));
+  if (big) add('random modules, 1 % invalid', moduleIds((4 << 20) + 3, 1800, 0.01, 5));
+  return out;
+}
+
+function countReference(c: Case): Outputs {
+  const ref = countModulesReference(c.args.id as Uint16Array, c.args.nMaxModules as number);
+  return { id: bytesOf(c.args.id as Uint16Array), moduleStart: bytesOf(ref.moduleStart), clusterId: bytesOf(ref.clusterIdInit) };
+}
+
+// --- the table: inputs and reference per specialization, by kernel name -------------------
+
+interface Inputs {
+  /** Edge and random cases; `big` adds the largest sizes (wasm only: serial runs them slowly). */
+  cases(opsShape: OpsShape, big: boolean): Case[];
+  /** A random case from a fast-check seed (property style). */
+  arbitrary: fc.Arbitrary<Case>;
+  /** The generic kernel's bytes by a plain TS replica of the CUDA code. */
+  reference(c: Case): Outputs;
+}
+
+const arbitraryShape = fc.record({ grid: fc.integer({ min: 1, max: 9 }), block: fc.constantFrom(1, 2, 4, 32, 64, 256, 1024) });
+
+function reduceInputs(name: keyof typeof FOLDS): Inputs {
+  return {
+    cases: (opsShape, big) => reduceCases(name, opsShape, big),
+    arbitrary: fc.tuple(fc.float32Array({ maxLength: 5000, size: 'max' }), arbitraryShape)
+      .map(([A, s]) => reduceCase(name, `fast-check, n=${A.length}, ${s.grid}×${s.block}`, A, s.grid, s.block)),
+    reference: reduceReference(name),
+  };
+}
+
+const INPUTS: Record<string, Inputs> = {
+  vecMax: reduceInputs('vecMax'),
+  vecMin: reduceInputs('vecMin'),
+  vecSum: reduceInputs('vecSum'),
+  countModules: {
+    cases: countCases,
+    arbitrary: fc.tuple(fc.array(fc.oneof(fc.integer({ min: 0, max: 6 }), fc.constant(INVALID_MODULE_ID)), { maxLength: 3000, size: 'max' }), arbitraryShape, fc.integer({ min: 0, max: 300 }))
+      // At most nMax + 1 boundaries: beyond them atomicInc wraps and later starts overwrite
+      // earlier ones in schedule order, so moduleStart[1..] is no multiset invariant any more.
+      .map(([ids, s, nMax]) => countCase(`fast-check, n=${ids.length}, ${s.grid}×${s.block}, nMax=${Math.max(nMax, ids.length)}`, Uint16Array.from(ids), s.grid, s.block, Math.max(nMax, ids.length))),
+    reference: countReference,
+  },
+};
+
+// --- running and comparing ------------------------------------------------------------------
+
+/** Runs `kernel` on a fresh upload of the case's arrays; every array parameter's bytes after it. */
+async function run(dev: Device, kernel: Kernel, c: Case): Promise<Outputs> {
+  const arrays: { name: string; a: Awaited<ReturnType<Device['upload']>> }[] = [];
+  try {
+    const args = [];
+    for (const p of kernel.params) {
+      const v = c.args[p.name];
+      if (p.kind === 'scalar') { args.push(v as number); continue; }
+      const a = await dev.upload(p.dtype, v as never);
+      arrays.push({ name: p.name, a });
+      args.push(a);
+    }
+    await dev.launch(kernel, { grid: c.grid, block: c.block, sharedBytes: c.sharedBytes ?? 0 }, args as never);
+    const out: Outputs = {};
+    for (const { name, a } of arrays) out[name] = bytesOf(await a.read());
+    return out;
+  } finally {
+    for (const { a } of arrays) a.free();
+  }
+}
+
+/** Where two byte strings first differ, as "element i: x vs y" (undefined when equal). */
+function difference(x: Uint8Array, y: Uint8Array, elemBytes: number): string | undefined {
+  if (x.length !== y.length) return `lengths ${x.length} vs ${y.length}`;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] === y[i]) continue;
+    const e = Math.floor(i / elemBytes) * elemBytes;
+    const hex = (b: Uint8Array) => Buffer.from(b.subarray(e, e + elemBytes)).toString('hex');
+    return `element ${e / elemBytes}: ${hex(x)} vs ${hex(y)}`;
+  }
+  return undefined;
+}
+
+/** The elements of `b` (each `elemBytes` long) from element `from` on, sorted: a multiset. */
+function multiset(b: Uint8Array, elemBytes: number, from: number): string[] {
+  const out: string[] = [];
+  for (let e = from * elemBytes; e < b.length; e += elemBytes) out.push(Buffer.from(b.subarray(e, e + elemBytes)).toString('hex'));
+  return out.sort();
+}
+
+/** The differences between two runs of `kernel`'s outputs, by its declaration (order-free outputs as multisets, `anyNaN` ones NaN as NaN). */
+function differences(kernel: Kernel, x: Outputs, y: Outputs): string[] {
+  const out: string[] = [];
+  const anyNaN = kernel.specializes?.anyNaN ?? [];
+  if (anyNaN.length > 0) { x = nanAsOne(kernel, x, anyNaN); y = nanAsOne(kernel, y, anyNaN); }
+  for (const p of kernel.params) {
+    if (p.kind !== 'array') continue;
+    const size = DTYPES[p.dtype as DType].bytes;
+    const free = kernel.specializes?.orderFree?.find((o) => o.param === p.name);
+    const exact = free ? [x[p.name]!.subarray(0, free.from * size), y[p.name]!.subarray(0, free.from * size)] : [x[p.name]!, y[p.name]!];
+    const d = difference(exact[0]!, exact[1]!, size);
+    if (d !== undefined) out.push(`${p.name}: ${d}`);
+    if (free && JSON.stringify(multiset(x[p.name]!, size, free.from)) !== JSON.stringify(multiset(y[p.name]!, size, free.from))) {
+      out.push(`${p.name}[${free.from}..]: different multisets`);
+    }
+  }
+  return out;
+}
+
+/**
+ * The outputs with every NaN of the named float arrays (default: all) as one NaN: for the
+ * declared `anyNaN` outputs, and against the TS reference, since JS keeps no NaN's sign or payload.
+ */
+function nanAsOne(kernel: Kernel, x: Outputs, names?: readonly string[]): Outputs {
+  const out: Outputs = { ...x };
+  for (const p of kernel.params) {
+    if (p.kind !== 'array' || (p.dtype !== 'f32' && p.dtype !== 'f64') || (names && !names.includes(p.name))) continue;
+    const b = x[p.name]!.slice();
+    const v = p.dtype === 'f32' ? new Float32Array(b.buffer) : new Float64Array(b.buffer);
+    for (let i = 0; i < v.length; i++) if (Number.isNaN(v[i])) v[i] = NaN;
+    out[p.name] = b;
+  }
+  return out;
+}
+
+let mod: KernelModule;
+beforeAll(async () => { mod = await shippedModule(); });
+
+describe('the declared specializations', () => {
+  it('cover every hand-written kernel whose name the shipped module has, and only those', () => {
+    // The walk reaches the namespaces' declarations too.
+    expect(handWritten.map((k) => k.name)).toEqual(expect.arrayContaining(['vecMax', 'emptyKernel', 'pixelCountModules', 'petConvert', 'compactNonZeroU32']));
+    for (const k of handWritten) {
+      expect(k.specializes?.generic, `${k.name}: has a generic form in the shipped module, so must declare it`).toBe(mod.kernels[k.name] ? k.name : undefined);
+    }
+    expect(specializations.map((k) => k.name).sort()).toEqual(['countModules', 'vecMax', 'vecMin', 'vecSum']);
+  });
+
+  it.each(specializations.map((k) => [k.name, k] as const))('%s names a generic kernel with the same parameters', (_, k) => {
+    const generic = mod.kernels[k.specializes!.generic];
+    expect(generic, `no kernel '${k.specializes!.generic}' in the shipped module`).toBeDefined();
+    expect(generic!.params).toEqual(k.params);
+  });
+
+  it('each has inputs and a reference here, and nothing else has', () => {
+    expect(Object.keys(INPUTS).sort()).toEqual(specializations.map((k) => k.name).sort());
+  });
+
+  it('a wrong declaration is caught: order-free outputs must be array parameters, anyNaN ones float arrays', async () => {
+    const { defineKernel } = await import('../src/kernel.js');
+    expect(() => defineKernel('k', { a: 'u32[]', n: 'i32' }, { specializes: { generic: 'k', orderFree: [{ param: 'n', from: 1 }] } })).toThrow(/orderFree names 'n', which is not an array parameter/);
+    expect(() => defineKernel('k', { a: 'u32[]' }, { specializes: { generic: 'k', orderFree: [{ param: 'a', from: -1 }] } })).toThrow(/not a non-negative integer/);
+    expect(() => defineKernel('k', { a: 'u32[]' }, { specializes: { generic: 'k', anyNaN: ['a'] } })).toThrow(/anyNaN names 'a', which is not a float array parameter/);
+  });
+
+  it('the comparison: exact bytes, multisets only where the declaration says order-free', () => {
+    const x: Outputs = { A: new Uint8Array(4), B: bytesOf(Float32Array.of(3)) };
+    const y: Outputs = { A: new Uint8Array(4), B: bytesOf(Float32Array.of(-3)) };
+    expect(differences(builtinKernels.vecMax, x, y)).toEqual(['B: element 0: 00004040 vs 000040c0']);
+    // A NaN's bits count, except in the outputs declared anyNaN (vecSum's B).
+    const negNaN = (bytes: number) => { const b = new Uint8Array(bytes); b[bytes - 1] = 0xff; b[bytes - 2] = bytes === 4 ? 0xc0 : 0xf8; return b; };
+    expect(differences(builtinKernels.vecMax, { A: new Uint8Array(4), B: bytesOf(Float32Array.of(NaN)) }, { A: new Uint8Array(4), B: negNaN(4) })).toEqual(['B: element 0: 0000c07f vs 0000c0ff']);
+    expect(differences(builtinKernels.vecSum, { A: new Uint8Array(4), B: bytesOf(Float64Array.of(NaN)) }, { A: new Uint8Array(4), B: negNaN(8) })).toEqual([]);
+    expect(differences(builtinKernels.vecSum, { A: new Uint8Array(4), B: bytesOf(Float64Array.of(NaN)) }, { A: new Uint8Array(4), B: bytesOf(Float64Array.of(0)) })).toHaveLength(1);
+    const ms = (...v: number[]) => bytesOf(Uint32Array.from(v));
+    const cm = builtinKernels.countModules as Kernel;
+    const cmOut = (...v: number[]): Outputs => ({ id: new Uint8Array(2), moduleStart: ms(...v), clusterId: ms(0) });
+    expect(differences(cm, cmOut(2, 5, 9, 0), cmOut(2, 9, 5, 0))).toEqual([]);
+    expect(differences(cm, cmOut(2, 5, 9, 0), cmOut(1, 9, 5, 0))).toEqual(['moduleStart: element 0: 02000000 vs 01000000']);
+    expect(differences(cm, cmOut(2, 5, 9, 0), cmOut(2, 5, 5, 0))).toEqual(['moduleStart[1..]: different multisets']);
+  });
+});
+
+const BACKENDS = [
+  { backend: 'wasm', seed: 1, big: true },
+  { backend: 'serial', seed: 1, big: true },
+  { backend: 'serial', seed: 2, big: false },
+  { backend: 'serial', seed: 3, big: false },
+] as const;
+
+for (const { backend, seed, big } of BACKENDS) {
+  describe(`${backend} (seed ${seed}): specialization and generic give the same bytes`, () => {
+    let dev: Device;
+    beforeAll(async () => {
+      dev = await createDevice({ backend, seed, workers: 2, memoryBytes: 96 << 20 });
+      await dev.load(mod);
+    });
+    afterAll(async () => { await dev?.destroy(); });
+
+    for (const k of specializations) {
+      const inputs = INPUTS[k.name];
+      it(`${k.name}: edge and random cases`, async () => {
+        const generic = mod.kernels[k.specializes!.generic]!;
+        const cases = inputs!.cases((n) => gridStrideShape(dev, n), big);
+        for (const c of cases) {
+          const g = await run(dev, generic, c);
+          const s = await run(dev, k, c);
+          expect(differences(k, g, s), `${k.name} against ${generic.name}: ${c.label}`).toEqual([]);
+          expect(differences(k, nanAsOne(k, inputs!.reference(c)), nanAsOne(k, g)), `${generic.name} against the reference: ${c.label}`).toEqual([]);
+        }
+      });
+
+      it(`${k.name}: random cases (property-based)`, async () => {
+        const generic = mod.kernels[k.specializes!.generic]!;
+        await fc.assert(fc.asyncProperty(inputs!.arbitrary, async (c) => {
+          const g = await run(dev, generic, c);
+          const s = await run(dev, k, c);
+          expect(differences(k, g, s), `${k.name} against ${generic.name}: ${c.label}`).toEqual([]);
+          expect(differences(k, nanAsOne(k, inputs!.reference(c)), nanAsOne(k, g)), `${generic.name} against the reference: ${c.label}`).toEqual([]);
+        }), { numRuns: backend === 'wasm' ? 60 : 20, seed });
+      });
+    }
+  });
+}
