@@ -224,7 +224,7 @@ describe('playground in headless Chromium', () => {
 
   it('raised no uncaught page errors, and loaded the run-time files from where configureAssets said', () => {
     expect(pageErrors).toEqual([]);
-    for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/threads.wasm', 'dist/src/pool/worker.js']) {
+    for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/simt.simt.json', 'build/simt.simt.wasm', 'build/simt.simt.fine.wasm', 'dist/src/pool/worker.js']) {
       expect(server!.requests).toContain(`/simt/${f}`);
     }
   });
