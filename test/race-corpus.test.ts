@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RaceSession, corpus, racecheck } from '../src/race/index.js';
+import { RaceSession, corpus, racecheck, type RaceJob } from '../src/race/index.js';
+import { KernelArgumentError, LaunchConfigError } from '../src/errors.js';
 import { compileKernelFiles, KernelCompileError } from '../src/compiler/index.js';
 import { shippedModule } from '../src/shippedModule.js';
 import { main } from '../src/cli/main.js';
@@ -34,6 +35,25 @@ describe('the race corpus', () => {
     }
     // Seed 000's job runs the generic countModules the fast path compiles, not a copy.
     expect(fileOf('countModules')).toBe('kernels/pixel/countModules.ts');
+  });
+
+  it('a kernel name that simt\'s own module lacks is a one-line LaunchConfigError; its arguments are checked as device.launch checks them', async () => {
+    const launching = (kernel: string, dtype: 'i32' | 'f32'): RaceJob<null> => ({
+      name: kernel, summary: '', racy: false, expect: [], inputs: () => null,
+      async run(ctx) {
+        const c = await ctx.buffer('counter', dtype, 1);
+        ctx.launch({ kernel, grid: 1, block: 2, args: [c] });
+        return {};
+      },
+    });
+    for (const name of ['noSuchKernel', 'toString']) {
+      const e = await racecheck(launching(name, 'i32'), null, { session }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(LaunchConfigError);
+      expect((e as Error).message).toMatch(new RegExp(`^no kernel '${name}' among simt's own kernels \\(known: .*\\batomicCounter\\b.*\\blostUpdate\\b`));
+      expect((e as Error).message).not.toContain('\n');
+    }
+    await expect(racecheck(launching('lostUpdate', 'f32'), null, { session })).rejects.toThrow(KernelArgumentError);
+    await expect(racecheck(launching('lostUpdate', 'f32'), null, { session })).rejects.toThrow("kernel lostUpdate: parameter 'counter': expected i32[], got f32[]");
   });
 
   it('a __syncthreads() that part of the block skips by its threadIdx is a compile-time finding: file, line and reason', async () => {

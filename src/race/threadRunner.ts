@@ -3,7 +3,7 @@
 // see threadProgram.ts) on the host, one emulated thread at a time, in the device's own memory.
 //
 // Each emulated thread is a call of the kernel export that runs until a yield point (an
-// access, an atomic, a barrier or a fence: imports `simt.access[At]`, `simt.barrier`,
+// access, an atomic, a barrier or a fence: imports `simt.accessAt`, `simt.barrier`,
 // `simt.fence`). There the scheduler asks its Chooser which runnable thread runs next; if it
 // is another one, the current thread unwinds (asyncify saves its wasm locals and call stack
 // into its own buffer in device memory) and the chosen one is rewound from its buffer. Staying
