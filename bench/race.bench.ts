@@ -1,6 +1,6 @@
 // Costs of the race tools, as multiples (`costVsWasm`) of the fast parallel `wasm` backend on
-// the same kernel and input (countModules: the phase-loop kernel on the pool; the thread
-// kernel written per thread on the host's schedulers):
+// the same kernel and input (countModules: the phase-loop kernel on the pool; the shipped
+// compiled kernel, kernels/pixel/countModules.ts, in its fine-grained form on the host's schedulers):
 //   serial                — phase loops, one worker, seeded block and thread order;
 //   racecheck/…           — barrier-interval order (a thread runs until it blocks or ends: no
 //                           preemption at accesses) with the shadow-memory detector; `-x4` is the

@@ -29,17 +29,14 @@ export function runtimeFiles(root = pkg): string[] {
       else if (keep(name)) out.push(rel.split(sep).join('/'));
     }
   };
-  for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/threads.wasm',
-    'build/simt.simt.json', 'build/simt.simt.wasm', 'build/simt.simt.fine.wasm']) {
+  for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/simt.simt.json', 'build/simt.simt.wasm', 'build/simt.simt.fine.wasm']) {
     if (existsSync(join(root, f))) out.push(f);
   }
   walk('assembly/kernels', (f) => f.endsWith('.wgsl'));
   // The device runtime the kernel compiler compiles into every module (src/compiler/backend.ts
   // reads them through readPackageFile): the workbench's compile worker fetches them.
   walk('assembly/runtime', (f) => f.endsWith('.ts'));
-  for (const f of ['assembly/threads/runtime.ts', 'assembly/threads/compiled.ts']) {
-    if (existsSync(join(root, f))) out.push(f);
-  }
+  if (existsSync(join(root, 'assembly/threads/compiled.ts'))) out.push('assembly/threads/compiled.ts');
   walk('dist/src', (f) => f.endsWith('.js'));
   return out;
 }

@@ -10,8 +10,8 @@ export interface AssetLocations {
   /**
    * URL of the folder that holds the package's run-time files as in the package:
    * `build/kernels.wasm`, `build/kernels.data.bin`, `build/kernels.meta.json`,
-   * `build/threads.wasm`, `build/simt.simt.*` (simt's own compiled kernels), `assembly/kernels/*.wgsl` and `dist/src/` (the worker script and
-   * its imports). Relative URLs resolve against the page (document.baseURI).
+   * `build/simt.simt.{json,wasm,fine.wasm}` (simt's own compiled kernels),
+   * `assembly/kernels/*.wgsl` and `dist/src/` (the worker script and its imports). Relative URLs resolve against the page (document.baseURI).
    */
   baseUrl?: string | URL;
   /** URL of the pool's worker script (default: `dist/src/pool/worker.js` under baseUrl). */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { countModules, createDevice, data, deviceMax, deviceSum, race, type Device } from '../dist/src/index.js';
+import { KernelError, countModules, createDevice, data, deviceMax, deviceSum, race, type Device } from '../dist/src/index.js';
 import { serveStatic, type StaticServer } from './support/static-server.js';
 
 const CHROMIUM = process.env.SIMT_CHROMIUM ?? '/usr/bin/chromium';
@@ -166,9 +166,22 @@ describe('playground in headless Chromium', () => {
       await page.selectOption('[data-testid=race-job]', job.name);
       await page.click('[data-testid=race-run]');
       const shown = await panelResult('race');
-      const ex = await race.explore(job, undefined, { strategy: 'random', schedules: RACE_SCHEDULES, seed: 1 });
+      const explored = await race.explore(job, undefined, { strategy: 'random', schedules: RACE_SCHEDULES, seed: 1 }).catch((e: unknown) => e);
       const rc = await race.racecheck(job, undefined, { schedules: 4, seed: 1 });
       expect(shown.job, job.name).toBe(job.name);
+      if (explored instanceof KernelError) {
+        // An out-of-bounds index traps explore (as the device's launch); the page says so, and racecheck reports it.
+        expect(job.expect, job.name).toEqual(['out-of-bounds']);
+        expect(shown.trap, job.name).toBe(explored.message);
+        expect(await page.textContent('[data-testid=race-trap]'), job.name).toBe(`explore stopped: ${explored.message}`);
+        expect(shown.outcomes, job.name).toEqual([]);
+        expect(shown.reports, job.name).toEqual(rc.reports.map((r) => ({ kind: r.kind, buffer: r.buffer ?? null, index: r.index ?? null, conflict: r.conflict ?? null })));
+        expect(shown.expectedFound, `${job.name}: racecheck finds what the corpus expects`).toBe(true);
+        continue;
+      }
+      if (!(explored && typeof explored === 'object' && 'runs' in explored)) throw explored;
+      const ex = explored as Awaited<ReturnType<typeof race.explore>>;
+      expect(shown.trap, job.name).toBeNull();
       expect(shown.runs, job.name).toBe(ex.runs);
       expect(shown.outcomes, job.name).toEqual(ex.outcomes.map((o) => ({ count: o.count, key: o.key, differs: o.differsFromReference })));
       expect(shown.reports, job.name).toEqual(rc.reports.map((r) => ({ kind: r.kind, buffer: r.buffer ?? null, index: r.index ?? null, conflict: r.conflict ?? null })));
@@ -224,7 +237,7 @@ describe('playground in headless Chromium', () => {
 
   it('raised no uncaught page errors, and loaded the run-time files from where configureAssets said', () => {
     expect(pageErrors).toEqual([]);
-    for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/threads.wasm', 'dist/src/pool/worker.js']) {
+    for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/simt.simt.json', 'build/simt.simt.wasm', 'build/simt.simt.fine.wasm', 'dist/src/pool/worker.js']) {
       expect(server!.requests).toContain(`/simt/${f}`);
     }
   });

@@ -50,7 +50,7 @@ describe('npm pack contents', () => {
   });
 
   it('has the built wasm, static data and meta, and every WGSL file read at run time', () => {
-    for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/threads.wasm', 'build/simt.simt.json', 'build/simt.simt.wasm', 'build/simt.simt.fine.wasm']) expect(files).toContain(f);
+    for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/simt.simt.json', 'build/simt.simt.wasm', 'build/simt.simt.fine.wasm']) expect(files).toContain(f);
     const wgsl = [...walk('assembly/kernels', (f) => f.endsWith('.wgsl')), ...walk('assembly/primitives', (f) => f.endsWith('.wgsl'))];
     expect(wgsl.length).toBeGreaterThan(4);
     for (const f of wgsl) expect(files, f).toContain(f);
@@ -61,7 +61,7 @@ describe('npm pack contents', () => {
     for (const f of walk('examples', (n) => n.endsWith('.js'))) expect(files).toContain(f);
     // The kernel compiler's own sources: the device runtime compiled into every user module.
     for (const f of walk('assembly/runtime', (n) => n.endsWith('.ts'))) expect(files, f).toContain(f);
-    for (const f of ['assembly/threads/runtime.ts', 'assembly/threads/compiled.ts', 'examples/kernels/histogram.ts']) expect(files, f).toContain(f);
+    for (const f of ['assembly/threads/compiled.ts', 'kernels/race/racy.ts', 'examples/kernels/histogram.ts']) expect(files, f).toContain(f);
   });
 
   it('has no tests, TypeScript sources, source maps, build intermediates or playground', () => {
@@ -74,8 +74,8 @@ describe('npm pack contents', () => {
   });
 });
 
-/** AssemblyScript the package ships on purpose: the device runtime, simt's own kernel sources and the example kernels. */
-const KERNEL_SOURCES = /^(assembly\/runtime\/|kernels\/|assembly\/threads\/(runtime|compiled)\.ts$|examples\/kernels\/)/;
+/** AssemblyScript the package ships on purpose: the device runtime, the example kernels and simt's own kernels. */
+const KERNEL_SOURCES = /^(assembly\/runtime\/|assembly\/threads\/compiled\.ts$|examples\/kernels\/|kernels\/)/;
 
 describe('the packed tarball', () => {
   let scratch = '';

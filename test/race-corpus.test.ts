@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RaceSession, corpus, racecheck } from '../src/race/index.js';
+import { RaceSession, corpus, racecheck, type RaceJob } from '../src/race/index.js';
+import { KernelArgumentError, LaunchConfigError } from '../src/errors.js';
+import { compileKernelFiles, KernelCompileError } from '../src/compiler/index.js';
+import { shippedModule } from '../src/shippedModule.js';
 import { main } from '../src/cli/main.js';
 
 let session: RaceSession;
@@ -14,6 +18,55 @@ describe('the race corpus', () => {
       expect(corpus.find((j) => j.name === name)?.racy).toBe(true);
     }
     expect(new Set(corpus.map((j) => j.name)).size).toBe(corpus.length);
+  });
+
+  it('runs simt\'s own compiled kernels: every launch names a kernel of the shipped module from kernels/', async () => {
+    const shipped = await shippedModule();
+    const fileOf = (name: string): string | undefined => shipped.meta.kernels.find((k) => k.name === name)?.file;
+    const named: string[] = [];
+    for (const job of corpus) {
+      await job.run({ device: undefined as never, buffer: async () => ({ read: async () => [] }) as never, launch: (l) => { named.push(l.kernel as string); } }, job.inputs());
+    }
+    expect(named.length).toBeGreaterThanOrEqual(corpus.length);
+    for (const name of named) {
+      expect(typeof name).toBe('string');
+      expect(shipped.kernels[name]?.name, name).toBe(name);
+      expect(fileOf(name), name).toMatch(/^kernels\/(race|pixel)\//);
+    }
+    // Seed 000's job runs the generic countModules the fast path compiles, not a copy.
+    expect(fileOf('countModules')).toBe('kernels/pixel/countModules.ts');
+  });
+
+  it('a kernel name that simt\'s own module lacks is a one-line LaunchConfigError; its arguments are checked as device.launch checks them', async () => {
+    const launching = (kernel: string, dtype: 'i32' | 'f32'): RaceJob<null> => ({
+      name: kernel, summary: '', racy: false, expect: [], inputs: () => null,
+      async run(ctx) {
+        const c = await ctx.buffer('counter', dtype, 1);
+        ctx.launch({ kernel, grid: 1, block: 2, args: [c] });
+        return {};
+      },
+    });
+    for (const name of ['noSuchKernel', 'toString']) {
+      const e = await racecheck(launching(name, 'i32'), null, { session }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(LaunchConfigError);
+      expect((e as Error).message).toMatch(new RegExp(`^no kernel '${name}' among simt's own kernels \\(known: .*\\batomicCounter\\b.*\\blostUpdate\\b`));
+      expect((e as Error).message).not.toContain('\n');
+    }
+    await expect(racecheck(launching('lostUpdate', 'f32'), null, { session })).rejects.toThrow(KernelArgumentError);
+    await expect(racecheck(launching('lostUpdate', 'f32'), null, { session })).rejects.toThrow("kernel lostUpdate: parameter 'counter': expected i32[], got f32[]");
+  });
+
+  it('a __syncthreads() that part of the block skips by its threadIdx is a compile-time finding: file, line and reason', async () => {
+    const FILE = 'test/kernels/divergentBarriers.ts';
+    const lineOf = (marker: string): number => readFileSync(FILE, 'utf8').split('\n').findIndex((l) => l.includes(marker)) + 1;
+    const e = await compileKernelFiles([FILE], { cacheDir: false }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(KernelCompileError);
+    const found = (e as KernelCompileError).diagnostics.map((d) => [d.file, d.line, /thread-dependent control flow: `(.*)` depends on threadIdx/.exec(d.message)?.[1]]);
+    expect(found).toEqual([
+      [FILE, lineOf('DIVERGENT: half the block'), 'threadIdx.x < (blockDim.x >> 1)'],
+      [FILE, lineOf('DIVERGENT: two sites'), 'threadIdx.x & 1'],
+    ]);
+    expect((e as Error).message).toMatch(new RegExp(`^${FILE}:${lineOf('DIVERGENT: half the block')}:\\d+: a barrier or warp operation under thread-dependent control flow.*CUDA requires every thread of the block to reach the same __syncthreads`));
   });
 
   for (const job of corpus) {

@@ -1,4 +1,6 @@
-// Hand-checked reports: every field names the right threads, buffers and offsets.
+// Hand-checked reports: every field names the right threads, buffers, offsets and source lines
+// (of the corpus's kernels, kernels/race/*.ts).
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RaceSession, findJob, racecheck, type RaceReport } from '../src/race/index.js';
 import { main } from '../src/cli/main.js';
@@ -7,6 +9,8 @@ let session: RaceSession;
 beforeAll(async () => { session = await RaceSession.open(); });
 afterAll(async () => { await session.close(); });
 
+const lineOf = (file: string, marker: string): number => readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(marker)) + 1;
+const lineAt = (location: string | undefined): number => Number((location ?? '').split(':')[1]);
 const check = async (name: string): Promise<RaceReport[]> => (await racecheck(findJob(name)!, undefined, { session, schedules: 1 })).reports;
 
 describe('race reports', () => {
@@ -25,10 +29,19 @@ describe('race reports', () => {
   it('the seed\'s intraWarpScan: lane 0 writes scanTile[32], lane 1 reads it as scanTile[index - 1]', async () => {
     const reps = await check('petIntraWarpScan');
     expect(reps[0]).toMatchObject({
-      kind: 'warp-sync-hazard', kernel: 'petWarpScan', space: 'shared', buffer: 'shared', offset: 128, index: 32,
+      kind: 'warp-sync-hazard', kernel: 'petWarpScan', space: 'shared', buffer: 'scanTile', offset: 128, index: 32,
       first: { thread: [0, 0, 0], access: 'write' }, second: { thread: [1, 0, 0], access: 'read' },
     });
     expect(reps.every((r) => r.kind === 'warp-sync-hazard')).toBe(true);
+    // Both accesses of every hazard are intraWarpScan's (inlined device functions name their own lines).
+    const SEEDS = 'kernels/race/seeds.ts';
+    const [lo, hi] = [lineOf(SEEDS, 'function intraWarpScan('), lineOf(SEEDS, 'function intraBlockScan(')];
+    for (const r of reps) {
+      for (const l of [r.first!.location, r.second!.location]) {
+        expect(l!.startsWith(`${SEEDS}:`), l).toBe(true);
+        expect(lineAt(l) > lo && lineAt(l) < hi, l).toBe(true);
+      }
+    }
   });
 
   it('the seed\'s FillDataKernel: thread 38 (first past arrayLength = 150 with 4 per thread) misses barriers #1–#6', async () => {
@@ -40,19 +53,28 @@ describe('race reports', () => {
     expect(div[0]!.message).toContain('exited without reaching it');
   });
 
-  it('barriers at different sites are named', async () => {
-    const [r] = await check('barrierSites');
-    expect(r).toMatchObject({ kind: 'barrier-divergence', first: { thread: [0, 0, 0] }, second: { thread: [1, 0, 0] } });
-    expect(r!.message).toContain('site 1 vs site 2');
+  it('each barrier the returned threads miss names its source line', async () => {
+    const SEEDS = 'kernels/race/seeds.ts';
+    const div = (await check('petFillData')).filter((r) => r.kind === 'barrier-divergence');
+    const fill = lineOf(SEEDS, 'export function petFillData(');
+    const lines = div.map((r) => lineAt(r.first!.location));
+    // FillData's own three barriers, and intraBlockScan's three (inlined at their own lines).
+    expect(lines.filter((l) => l > fill)).toHaveLength(3);
+    expect(lines.filter((l) => l > lineOf(SEEDS, 'function intraBlockScan(') && l < lineOf(SEEDS, 'export function petWarpScan('))).toHaveLength(3);
+    expect(div[0]!.message).toContain(`(${SEEDS}:${lines[0]}:`);
   });
 
-  it('out of bounds: elements 6 and 7 of the 6-element out, by threads 6 and 7, suppressed', async () => {
+  it('out of bounds: out[6] of the 6-element out, by thread 6, at its line; the thread stops there', async () => {
+    const RACY = 'kernels/race/racy.ts';
     const reps = await check('oobWrite');
+    // One report per source line: the first thread and index that went out of bounds there.
     expect(reps.map((r) => [r.kind, r.buffer, r.index, r.first!.thread[0], (r.first as { access: string }).access]))
-      .toEqual([['out-of-bounds', 'out', 6, 6, 'write'], ['out-of-bounds', 'out', 7, 7, 'write']]);
+      .toEqual([['out-of-bounds', 'out', 6, 6, 'write']]);
+    expect(lineAt(reps[0]!.first!.location)).toBe(lineOf(RACY, 'out[i] = i;'));
     const reads = await check('oobRead');
     expect(reads).toHaveLength(1);
     expect(reads[0]).toMatchObject({ buffer: 'input', index: 8, first: { thread: [7, 0, 0], access: 'read' } });
+    expect(lineAt(reads[0]!.first!.location)).toBe(lineOf(RACY, 'out[i] = input[i + 1];'));
   });
 
   it('an atomic against a plain read is a race; two atomics are not', async () => {
@@ -61,10 +83,15 @@ describe('race reports', () => {
     expect(await check('atomicCounter')).toEqual([]);
   });
 
-  it('a lost update across blocks is a data-race, within a warp a warp-sync hazard', async () => {
+  it('a lost update across blocks is a data-race, within a warp a warp-sync hazard (lanes\' stores in one instruction: a data-race)', async () => {
     const reps = await check('lostUpdate');
-    expect(reps.find((r) => r.kind === 'warp-sync-hazard')).toMatchObject({ buffer: 'counter', first: { block: [0, 0, 0] }, second: { block: [0, 0, 0] } });
-    expect(reps.find((r) => r.kind === 'data-race')).toMatchObject({ buffer: 'counter', first: { block: [0, 0, 0] }, second: { block: [1, 0, 0] } });
+    expect(reps.find((r) => r.kind === 'warp-sync-hazard')).toMatchObject({ buffer: 'counter', hazard: 'RAW', first: { block: [0, 0, 0] }, second: { block: [0, 0, 0] } });
+    expect(reps.find((r) => r.kind === 'data-race' && r.first!.block[0] !== r.second!.block[0]))
+      .toMatchObject({ buffer: 'counter', first: { block: [0, 0, 0] }, second: { block: [1, 0, 0] } });
+    const lanes = reps.find((r) => r.kind === 'data-race' && r.hazard === 'WAW')!;
+    expect(lanes).toMatchObject({ buffer: 'counter', first: { block: [0, 0, 0] }, second: { block: [0, 0, 0] } });
+    expect(lanes.message).toContain('in one instruction');
+    for (const r of reps) expect(lineAt(r.first!.location)).toBe(lineOf('kernels/race/racy.ts', 'counter[0] += 1;'));
   });
 
   it('the benign moduleStart order is reported as atomic-order output (a note), with two replayable schedules', async () => {
@@ -86,7 +113,7 @@ describe('race reports', () => {
 
   it('a hazard hit by many thread pairs is one report with a count; its type, severity and both sites', async () => {
     const reps = await check('histogramPlain');
-    const race = reps.find((r) => r.kind === 'data-race')!;
+    const race = reps.find((r) => r.kind === 'data-race' && r.hazard === 'RAW')!;
     expect(race).toMatchObject({ severity: 'error', hazard: 'RAW', atomic: false, buffer: 'hist' });
     expect(race.count).toBeGreaterThan(1);
     expect(new Set(reps.map((r) => `${r.kind}:${r.hazard}:${r.buffer}`)).size).toBe(reps.length);
@@ -96,6 +123,6 @@ describe('race reports', () => {
     const lines: string[] = [];
     const code = await main(['racecheck', 'oobWrite'], { out: (l) => lines.push(l), err: (l) => lines.push(l), tty: false });
     expect(code).toBe(1);
-    expect(lines.join('\n')).toContain("element 7 of 'out' (6 elements)");
+    expect(lines.join('\n')).toContain(`index 6 is out of bounds of 'out' (length 6) in thread (6, 0, 0) at kernels/race/racy.ts:${lineOf('kernels/race/racy.ts', 'out[i] = i;')}:`);
   });
 });

@@ -14,8 +14,33 @@
 // The host returns the lanes of the caller's warp that have not exited (CUDA's __activemask()
 // once the warp has met).
 
-export { threadIdx, blockIdx, blockDim, gridDim, __setLaunch, __setThread } from "./runtime";
-import { threadIdx, blockDim, sharedMem } from "./runtime";
+//
+// Module globals are shared by all emulated threads; per-thread state lives in locals (which
+// asyncify saves per thread). The host sets the launch's dimensions once, and the thread's
+// indices and its block's shared memory before it runs or resumes a thread.
+
+export namespace threadIdx { export let x: i32 = 0; export let y: i32 = 0; export let z: i32 = 0; }
+export namespace blockIdx { export let x: i32 = 0; export let y: i32 = 0; export let z: i32 = 0; }
+export namespace blockDim { export let x: i32 = 1; export let y: i32 = 1; export let z: i32 = 1; }
+export namespace gridDim { export let x: i32 = 1; export let y: i32 = 1; export let z: i32 = 1; }
+let sharedBase: usize = 0;
+
+/** Host hook: the launch's dimensions. */
+export function __setLaunch(gx: i32, gy: i32, gz: i32, bx: i32, by: i32, bz: i32): void {
+  gridDim.x = gx; gridDim.y = gy; gridDim.z = gz;
+  blockDim.x = bx; blockDim.y = by; blockDim.z = bz;
+}
+
+/** Host hook: the thread about to run (or resume), and its block's shared memory (zeroed at block start). */
+export function __setThread(tx: i32, ty: i32, tz: i32, bx: i32, by: i32, bz: i32, shared: usize): void {
+  threadIdx.x = tx; threadIdx.y = ty; threadIdx.z = tz;
+  blockIdx.x = bx; blockIdx.y = by; blockIdx.z = bz;
+  sharedBase = shared;
+}
+
+/** The block's shared memory: the collective-exchange area, then the kernel's. */
+// @ts-ignore: decorator
+@inline function sharedMem(): usize { return sharedBase; }
 
 // @ts-ignore: decorator
 @external("simt", "accessAt") declare function hostAccessAt(kind: i32, addr: usize, size: i32, site: i32): i32;

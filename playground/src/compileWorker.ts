@@ -1,6 +1,6 @@
 // The workbench's compile worker: simt's kernel compiler (src/compiler, AssemblyScript +
 // Binaryen, ~3 MB) runs here so the page stays responsive while it loads and compiles. The
-// compiler reads its device runtime (assembly/runtime/*.ts, assembly/threads/*.ts) through
+// compiler reads its device runtime (assembly/runtime/*.ts, assembly/threads/compiled.ts) through
 // readPackageFile, i.e. fetched from the simt/ folder the page names in each request.
 import { compileKernels, KernelCompileError, type KernelSource } from 'simt/internal/compiler/index.js';
 import { configureAssets } from 'simt/internal/platform.js';

@@ -1,6 +1,6 @@
 // The race panel: explore a race job's schedules, chart the distinct outcomes, racecheck it and
 // show the reports with the racing accesses highlighted.
-import { race } from 'simt';
+import { KernelError, race } from 'simt';
 import type { race as Race } from 'simt';
 import { outcomeChart } from './chart.js';
 import { $, el, fmtMs, Progress } from './ui.js';
@@ -39,11 +39,20 @@ export async function runRace(name: string, o: RaceRunOptions): Promise<void> {
   const progress = new Progress($('race-progress') as HTMLProgressElement, $('race-status'));
   // Thread kernels run on this thread: onProgress yields so the bar repaints.
   await progress.set(`exploring ${o.schedules} ${o.strategy} schedules of ${name}…`, 0);
-  const ex = await race.explore(job, undefined, {
-    strategy: o.strategy, schedules: o.schedules, seed: o.seed,
-    onProgress: (done, total) => progress.set(`exploring: schedule ${done} of ${total}`, 0.8 * done / total),
-  });
-  renderOutcomes(ex);
+  // A kernel that traps (an index out of bounds) stops explore at its first run, as the device's
+  // launch would; racecheck reports the index and lets the other threads run on.
+  let ex: ExploreResult | undefined, trap: KernelError | undefined;
+  try {
+    ex = await race.explore(job, undefined, {
+      strategy: o.strategy, schedules: o.schedules, seed: o.seed,
+      onProgress: (done, total) => progress.set(`exploring: schedule ${done} of ${total}`, 0.8 * done / total),
+    });
+    renderOutcomes(ex);
+  } catch (e) {
+    if (!(e instanceof KernelError)) throw e;
+    trap = e;
+    $('race-outcomes').append(el('p', { class: 'verdict bad', 'data-testid': 'race-trap', text: `explore stopped: ${e.message}` }));
+  }
   const rcSchedules = 4;
   await progress.set('racecheck…', 0.8);
   const rc = await race.racecheck(job, undefined, {
@@ -58,15 +67,15 @@ export async function runRace(name: string, o: RaceRunOptions): Promise<void> {
     ? `No reports under ${rc.schedules.length} schedules${job.racy ? ' — but the corpus says this job is racy' : ': race-free, as the corpus says'}.`
     : `${rc.reports.length} report${rc.reports.length === 1 ? '' : 's'} (${kinds.join(', ')}) under ${rc.schedules.length} schedules` +
       (job.racy ? `; the corpus expects ${job.expect.join(' or ')}: ${expectedFound ? 'found' : 'NOT found'}.` : ' — but the corpus says this job is race-free.');
-  renderReports(rc.reports, ex.reference.outputs);
+  renderReports(rc.reports, ex?.reference.outputs ?? {});
   section.dataset.result = JSON.stringify({
-    job: name, strategy: ex.strategy, runs: ex.runs, exhausted: ex.exhausted ?? null,
-    outcomes: ex.outcomes.map((oc) => ({ count: oc.count, key: oc.key, differs: oc.differsFromReference })),
+    job: name, strategy: o.strategy, runs: ex?.runs ?? 0, exhausted: ex?.exhausted ?? null, trap: trap?.message ?? null,
+    outcomes: (ex?.outcomes ?? []).map((oc) => ({ count: oc.count, key: oc.key, differs: oc.differsFromReference })),
     reports: rc.reports.map((r) => ({ kind: r.kind, buffer: r.buffer ?? null, index: r.index ?? null, conflict: r.conflict ?? null })),
     expectedFound,
   });
   section.dataset.state = 'done';
-  progress.done(`done: ${ex.runs} schedules in ${fmtMs(ex.ms)}, ${ex.outcomes.length} distinct outcome${ex.outcomes.length === 1 ? '' : 's'}; racecheck in ${fmtMs(rc.ms)}`);
+  progress.done(`done: ${ex ? `${ex.runs} schedules in ${fmtMs(ex.ms)}, ${ex.outcomes.length} distinct outcome${ex.outcomes.length === 1 ? '' : 's'}` : 'explore stopped at a trap'}; racecheck in ${fmtMs(rc.ms)}`);
 }
 
 function short(o: Outputs, max = 90): string {

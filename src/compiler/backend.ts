@@ -10,7 +10,7 @@ import type { Diagnostic } from './frontend.js';
 export const RUNTIME_FILES: readonly string[] = [
   'runtime/index.ts', 'runtime/dims.ts', 'runtime/scratch.ts', 'runtime/schedule.ts', 'runtime/atomics.ts',
   'runtime/warp.ts', 'runtime/block.ts', 'runtime/launch.ts', 'runtime/compiled.ts',
-  'threads/runtime.ts', 'threads/compiled.ts',
+  'threads/compiled.ts',
 ];
 
 let runtime: Promise<Map<string, string>> | undefined;

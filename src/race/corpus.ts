@@ -1,6 +1,9 @@
-// The race corpus: thread kernels (assembly/threads/) with what the corpus says about each —
-// racy or race-free, and for racy ones which report kinds racecheck must give. Every job's
-// data is small enough to explore thousands of schedules.
+// The race corpus: jobs on simt's own compiled kernels (kernels/race/*.ts, and seed 000's shipped
+// kernels/pixel/countModules.ts; a launch names them by string, which the race tools resolve in
+// `shippedModule()`) with what the corpus says about each — racy or race-free, and for racy ones
+// which report kinds racecheck must give. Every job's data is small enough to explore thousands
+// of schedules. A __syncthreads() that part of the block skips by its threadIdx is not a job
+// here: the kernel language rejects it at compile time (test/kernels/divergentBarriers.ts).
 
 import type { DType } from '../dtypes.js';
 import type { DimLike } from '../dims.js';
@@ -119,7 +122,7 @@ export const corpus: RaceJob<Inputs>[] = [
   }),
   job({
     name: 'lostUpdateShared', racy: true, summary: 'shared counter++ without an atomic',
-    buffers: { out: ['i32', 1] }, launches: [{ kernel: 'lostUpdateShared', grid: 1, block: 8, shared: 4, args: ['out'] }], outputs: ['out'],
+    buffers: { out: ['i32', 1] }, launches: [{ kernel: 'lostUpdateShared', grid: 1, block: 8, args: ['out'] }], outputs: ['out'],
   }),
   job({
     name: 'stencilNoSync', racy: true, summary: 'reads a neighbour\'s tile entry with no barrier after the tile is written',
@@ -149,7 +152,7 @@ export const corpus: RaceJob<Inputs>[] = [
     name: 'lastBlockSumNoFence', racy: true, expect: ['data-race'],
     summary: 'the CUDA guide\'s last-block sum without its __threadfence(): the last block reads the partial sums unordered',
     buffers: { input: ['i32', vals(12)], result: ['i32', 3], count: ['u32', 1] },
-    launches: [{ kernel: 'lastBlockSum', grid: 3, block: 4, shared: 20, args: ['input', 'result', 'count', 0] }], outputs: ['result', 'count'],
+    launches: [{ kernel: 'lastBlockSum', grid: 3, block: 4, shared: 16, args: ['input', 'result', 'count', 0] }], outputs: ['result', 'count'],
   }),
   job({
     name: 'oobWrite', racy: true, expect: ['out-of-bounds'], summary: '8 threads write a 6-element array without a bounds guard',
@@ -159,14 +162,6 @@ export const corpus: RaceJob<Inputs>[] = [
     name: 'oobRead', racy: true, expect: ['out-of-bounds'], summary: 'reads input[i + 1] for i < n',
     buffers: { input: ['i32', vals(8)], out: ['i32', 8] },
     launches: [{ kernel: 'oobRead', grid: 1, block: 8, args: ['input', 'out', 8] }], outputs: ['out'],
-  }),
-  job({
-    name: 'divergentBarrier', racy: true, expect: ['barrier-divergence'], summary: '__syncthreads inside a branch half the block takes',
-    buffers: { out: ['i32', 8] }, launches: [{ kernel: 'divergentBarrier', grid: 1, block: 8, args: ['out'] }], outputs: ['out'],
-  }),
-  job({
-    name: 'barrierSites', racy: true, expect: ['barrier-divergence'], summary: 'odd and even threads wait at two different __syncthreads',
-    buffers: { out: ['i32', 8] }, launches: [{ kernel: 'barrierSites', grid: 1, block: 8, args: ['out'] }], outputs: ['out'],
   }),
   job({
     name: 'histogramPlain', racy: true, summary: 'histogram bins bumped without atomics',
@@ -186,7 +181,7 @@ export const corpus: RaceJob<Inputs>[] = [
   job({
     name: 'broadcastNoSync', racy: true, summary: 'thread 0 fills a shared word the others read without a barrier',
     buffers: { input: ['i32', [7]], out: ['i32', 8] },
-    launches: [{ kernel: 'broadcastNoSync', grid: 1, block: 8, shared: 4, args: ['input', 'out'] }], outputs: ['out'],
+    launches: [{ kernel: 'broadcastNoSync', grid: 1, block: 8, args: ['input', 'out'] }], outputs: ['out'],
   }),
   job({
     name: 'warpExchangeNoSync', racy: true, expect: ['warp-sync-hazard'], summary: 'lanes swap values through shared memory relying on lock-step',
@@ -233,7 +228,7 @@ export const corpus: RaceJob<Inputs>[] = [
   }),
   job({
     name: 'sharedAtomicCounter', racy: false, summary: 'shared counter: init, barrier, atomicAdd, barrier, publish',
-    buffers: { out: ['i32', 2] }, launches: [{ kernel: 'sharedAtomicCounter', grid: 2, block: 8, shared: 4, args: ['out'] }], outputs: ['out'],
+    buffers: { out: ['i32', 2] }, launches: [{ kernel: 'sharedAtomicCounter', grid: 2, block: 8, args: ['out'] }], outputs: ['out'],
   }),
   job({
     name: 'reduceSync', racy: false, summary: 'shared tree reduction with a barrier per step',
@@ -278,7 +273,7 @@ export const corpus: RaceJob<Inputs>[] = [
   job({
     name: 'broadcastSync', racy: false, summary: 'thread 0 fills a shared word; barrier; all read',
     buffers: { input: ['i32', [7]], out: ['i32', 8] },
-    launches: [{ kernel: 'broadcastSync', grid: 1, block: 8, shared: 4, args: ['input', 'out'] }], outputs: ['out'],
+    launches: [{ kernel: 'broadcastSync', grid: 1, block: 8, args: ['input', 'out'] }], outputs: ['out'],
   }),
   job({
     name: 'atomicMax', racy: false, summary: 'maximum by atomicMax',
@@ -313,7 +308,7 @@ export const corpus: RaceJob<Inputs>[] = [
     name: 'lastBlockSum', racy: false,
     summary: 'the CUDA guide\'s __threadfence() example: partial sums, fence, atomicInc; the block that saw the others\' atomics adds the partials',
     buffers: { input: ['i32', vals(12)], result: ['i32', 3], count: ['u32', 1] },
-    launches: [{ kernel: 'lastBlockSum', grid: 3, block: 4, shared: 20, args: ['input', 'result', 'count', 1] }], outputs: ['result', 'count'],
+    launches: [{ kernel: 'lastBlockSum', grid: 3, block: 4, shared: 16, args: ['input', 'result', 'count', 1] }], outputs: ['result', 'count'],
   }),
   job({
     name: 'blockSumAtomic', racy: false, summary: 'block reductions with barriers, one integer atomicAdd per block',

@@ -1,5 +1,5 @@
-// The race tools: fine-grained thread kernels, schedules you can hold, exploration, racecheck, memcheck.
-export { ThreadRunner, loadThreadsModule, StepBudgetError, DEFAULT_MAX_STEPS } from './threadRunner.js';
+// The race tools: compiled kernels' fine-grained form, schedules you can hold, exploration, racecheck, memcheck.
+export { ThreadRunner, StepBudgetError, DEFAULT_MAX_STEPS } from './threadRunner.js';
 export { defineJob, isRaceJob, RaceJobError } from './defineJob.js';
 export type { JobSpec, JobLaunch, JobArg, JobInputs, JobOutputs, BufferSpec, UserJobContext } from './defineJob.js';
 export type { ThreadLaunch, NamedBuffer } from './threadRunner.js';

@@ -3,11 +3,11 @@
 // would fault on or that read garbage:
 // - out-of-bounds: a compiled kernel's index outside its array (a global array against the
 //   argument's own length, a `__shared__` array against its size, the `extern __shared__` array
-//   against the launch's bytes), or simt's own thread kernels' address outside every buffer.
-//   The access is skipped (a read gives 0, a write is dropped) and the thread goes on;
+//   against the launch's bytes), or an address outside every buffer the job named (an array
+//   whose buffer a later one replaced). The access is skipped (a read gives 0, a write is
+//   dropped) and the thread goes on;
 // - misaligned: an address that is not a multiple of the access size (skipped likewise). A
-//   compiled kernel cannot make one (arrays only, allocations 128-byte aligned); simt's own
-//   thread kernels take raw pointers and can;
+//   compiled kernel cannot make one (arrays only, allocations 128-byte aligned): a guard;
 // - uninitialized: a read (or atomic) of bytes never written since they were allocated
 //   (InitShadow), in global memory or in the block's shared memory.
 
@@ -26,7 +26,7 @@ export interface MemcheckReport {
   kernel: string;
   space: 'global' | 'shared';
   access: AccessKind;
-  /** The kernel's name of the array: its parameter or `__shared__` array (simt's thread kernels: the job's buffer). */
+  /** The kernel's name of the array: its parameter or `__shared__` array (an address outside every array: the job's buffer). */
   array: string;
   /** Global memory: the job's buffer holding the array. */
   buffer?: string;
@@ -53,8 +53,8 @@ export interface MemcheckReport {
 /** What the runner tells the checker about a launch. */
 export interface MemcheckLaunch {
   kernel: string;
-  /** The compiled module (array names, sites); undefined for simt's own thread kernels. */
-  module?: KernelModule;
+  /** The compiled module (array names, sites). */
+  module: KernelModule;
   meta?: ModuleKernelMeta;
   /** Block and thread of global thread `gid`. */
   locate(gid: number): ThreadRef;
@@ -81,7 +81,7 @@ export class MemoryChecker {
 
   beginLaunch(l: MemcheckLaunch): void {
     this.launch = l;
-    this.sites = l.module?.meta.sites ?? [];
+    this.sites = l.module.meta.sites;
   }
 
   /** A wave of blocks starts: their shared memory is device bytes [start, end), never written yet. */
@@ -101,8 +101,6 @@ export class MemoryChecker {
       return false;
     }
     if (space === 'shared') {
-      // simt's own thread kernels are promised zeroed shared memory; compiled kernels, as CUDA's, are not.
-      if (!this.launch.module) return true;
       if (kind !== WRITE && !this.init.isSharedWritten(addr, size)) {
         this.report('uninitialized', gid, kind, size, site, addr, this.sharedPlace(site, addr - base, size));
       }
@@ -118,13 +116,13 @@ export class MemoryChecker {
 
   /** A compiled kernel's index outside its array (`base` its address); the kernel skips the access. */
   outOfBounds(gid: number, kind: number, arrayId: number, index: number, length: number, site: number, base: number, size: number): void {
-    const full = this.launch.module?.meta.arrays[arrayId] ?? '?';
+    const full = this.launch.module.meta.arrays[arrayId] ?? '?';
     const space = base >= this.sharedStart && base < this.sharedEnd ? 'shared' : 'global';
     const buffer = space === 'global' ? this.bufferHolding(base)?.name : undefined;
     this.report('out-of-bounds', gid, kind, size, site, base + index * size, { space, array: full.slice(full.indexOf('.') + 1), buffer, index, length });
   }
 
-  /** simt's own thread kernels: an address in no buffer and outside the block's shared memory (skipped). */
+  /** An address in no named buffer and outside the block's shared memory (skipped). */
   outside(gid: number, kind: number, addr: number, size: number, site: number): void {
     let below: NamedBuffer | undefined;
     for (const b of this.launch.buffers()) if (b.base <= addr) below = b;
@@ -160,7 +158,7 @@ export class MemoryChecker {
   }
 
   private report(kind: MemcheckKind, gid: number, accessKind: number, size: number, site: number, address: number, p: Place): void {
-    const key = `${kind}:${this.launch.module?.id ?? ''}:${this.launch.kernel}:${site}:${site < 0 ? `${p.array}:${accessKind}` : ''}`;
+    const key = `${kind}:${this.launch.module.id}:${this.launch.kernel}:${site}:${site < 0 ? `${p.array}:${accessKind}` : ''}`;
     const known = this.byKey.get(key);
     if (known) { known.count++; return; }
     if (this.reports.length >= this.maxReports) return;

@@ -7,7 +7,7 @@
 
 import { SimtError, pinErrorNames } from '../errors.js';
 import { sha256Hex } from '../hash.js';
-import { readPackageFile } from '../platform.js';
+import { shippedModule } from '../shippedModule.js';
 import type { ExploreResult } from './explore.js';
 import { type Outputs, type RaceJob, outputKey } from './job.js';
 import { type OutcomeClass, type OutcomeGroup, classify, outcomeClasses, setKey } from './outcomes.js';
@@ -23,7 +23,7 @@ export type PlainOutputs = Record<string, (number | string)[]>;
 export interface OutcomeFile {
   format: typeof OUTCOME_FORMAT;
   job: string;
-  /** SHA-256 (128 bits, hex) of the job's kernel modules (their content hashes), or of simt's built-in thread kernels. */
+  /** SHA-256 (128 bits, hex) of the job's kernel modules (their content hashes), or of simt's own kernel module (the corpus's). */
   moduleHash: string;
   /** SHA-256 (128 bits, hex) of the job's inputs. */
   inputsHash: string;
@@ -71,9 +71,9 @@ function fromPlain(o: PlainOutputs): Outputs {
   return out;
 }
 
-/** The identity of what a job runs: its kernel modules (or simt's built-in thread kernels) and its inputs. */
+/** The identity of what a job runs: its kernel modules (or simt's own, `shippedModule()`, which the corpus runs) and its inputs. */
 export async function jobIdentity<I>(job: RaceJob<I>, inputs: I): Promise<{ moduleHash: string; inputsHash: string }> {
-  const modules = job.modules?.length ? job.modules.map((m) => m.id).join('\n') : await readPackageFile('build/threads.wasm');
+  const modules = (job.modules?.length ? job.modules : [await shippedModule()]).map((m) => m.id).join('\n');
   const text = JSON.stringify(inputs ?? null, (_k, v: unknown) =>
     typeof v === 'bigint' ? `${v}n`
       : ArrayBuffer.isView(v) && !(v instanceof DataView) ? [v.constructor.name, ...Array.from(v as unknown as ArrayLike<number | bigint>, String)]

@@ -1,16 +1,14 @@
-// What the fine-grained scheduler runs: a thread-kernel program, instantiated on the device's
-// memory with the scheduler's hooks as its imports. Two kinds share one interface:
-// - simt's own thread kernels (build/threads.wasm, `tk_*`, imports `simt.access`/`simt.barrier`/`simt.fence`);
-// - the fine-grained form of a compiled kernel module (`KernelModule.fineWasm`), whose accesses
-//   carry a source site (`simt.accessAt`), whose bounds checks call `simt.outOfBoundsAt`, and
-//   whose array parameters are (pointer, length) pairs.
+// What the fine-grained scheduler runs: the fine-grained form of a compiled kernel module
+// (`KernelModule.fineWasm`: simt's own kernels, `shippedModule()`, and the user's), instantiated on
+// the device's memory with the scheduler's hooks as its imports. Its accesses carry a source site
+// (`simt.accessAt`), its bounds checks call `simt.outOfBoundsAt`, and its array parameters are
+// (pointer, length) pairs.
 
 import { WasmDeviceArray } from '../device.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
 import type { Kernel } from '../kernel.js';
 import { KernelModuleError, type KernelModule, type ModuleKernelMeta, type ModuleSite } from '../kernelModule.js';
 import { argumentList, checkArrayArg, checkScalarArg } from '../launchArgs.js';
-import { readPackageFile } from '../platform.js';
 
 export type KernelFn = (...args: (number | bigint)[]) => void;
 
@@ -53,8 +51,8 @@ export interface ThreadProgram {
   readonly reservedShared: number;
   /** Bytes of asyncify state per emulated thread (saved locals and call stack). */
   readonly stackBytes: number;
-  /** The compiled module it comes from (site and array metadata), if any. */
-  readonly module?: KernelModule;
+  /** The compiled module it comes from (site and array metadata). */
+  readonly module: KernelModule;
 }
 
 /** Thrown by the outOfBounds hook through the trapping thread's wasm frames; the runner catches it. */
@@ -70,24 +68,8 @@ export class OutOfBoundsTrap extends Error {
  */
 export const COLLECTIVE_BYTES = 8 * 1024;
 
-/** Asyncify state per thread: compiled kernels may nest device functions, so they get more room. */
-const BUILTIN_STACK_BYTES = 2048;
-const COMPILED_STACK_BYTES = 4096;
-
-let builtinModule: Promise<WebAssembly.Module> | undefined;
-
-/** The thread-kernels module, compiled once per process. */
-export function loadThreadsModule(): Promise<WebAssembly.Module> {
-  builtinModule ??= (async () => {
-    try {
-      return await WebAssembly.compile(await readPackageFile('build/threads.wasm') as BufferSource);
-    } catch (e) {
-      builtinModule = undefined;
-      throw new Error(`cannot load build/threads.wasm (${(e as Error).message}): run \`npm run build\` first`);
-    }
-  })();
-  return builtinModule;
-}
+/** Asyncify state per thread (saved locals and call stack): compiled kernels may nest device functions. */
+const STACK_BYTES = 4096;
 
 function kernelExports(module: WebAssembly.Module, instance: WebAssembly.Instance): Map<string, KernelFn> {
   const kernels = new Map<string, KernelFn>();
@@ -95,20 +77,6 @@ function kernelExports(module: WebAssembly.Module, instance: WebAssembly.Instanc
     if (e.kind === 'function' && e.name.startsWith('tk_')) kernels.set(e.name.slice(3), instance.exports[e.name] as KernelFn);
   }
   return kernels;
-}
-
-/** simt's own thread kernels on `memory`. */
-export async function instantiateBuiltin(memory: WebAssembly.Memory, hooks: ThreadHooks): Promise<ThreadProgram> {
-  const module = await loadThreadsModule();
-  const instance = new WebAssembly.Instance(module, {
-    env: { memory },
-    simt: {
-      access: (k: number, a: number, s: number) => hooks.access(k, a >>> 0, s, -1),
-      barrier: (sc: number, si: number) => { hooks.barrier(sc, si, 0); },
-      fence: (sc: number, si: number) => hooks.fence(sc, si),
-    },
-  });
-  return { ex: instance.exports as unknown as ThreadExports, kernels: kernelExports(module, instance), reservedShared: 0, stackBytes: BUILTIN_STACK_BYTES };
 }
 
 /** What a compiled module's fine form may import: anything else was built by another simt. */
@@ -159,7 +127,7 @@ export async function instantiateCompiled(m: KernelModule, memory: WebAssembly.M
         hooks.outOfBounds(kind, array, index, length, site, base >>> 0, size),
     },
   });
-  return { ex: instance.exports as unknown as ThreadExports, kernels: kernelExports(module, instance), reservedShared: COLLECTIVE_BYTES, stackBytes: COMPILED_STACK_BYTES, module: m };
+  return { ex: instance.exports as unknown as ThreadExports, kernels: kernelExports(module, instance), reservedShared: COLLECTIVE_BYTES, stackBytes: STACK_BYTES, module: m };
 }
 
 /** The module's sources, for messages ("examples/kernels/histogram.ts"). */

@@ -1,9 +1,9 @@
-// The fine-grained scheduler: runs thread kernels (asyncify-instrumented: simt's own
-// build/threads.wasm, and the fine-grained form of any compiled kernel module; see
-// threadProgram.ts) on the host, one emulated thread at a time, in the device's own memory.
+// The fine-grained scheduler: runs the fine-grained form of compiled kernel modules
+// (asyncify-instrumented: simt's own kernels, `shippedModule()`, and any module the job loads;
+// see threadProgram.ts) on the host, one emulated thread at a time, in the device's own memory.
 //
 // Each emulated thread is a call of the kernel export that runs until a yield point (an
-// access, an atomic, a barrier or a fence: imports `simt.access[At]`, `simt.barrier`,
+// access, an atomic, a barrier or a fence: imports `simt.accessAt`, `simt.barrier`,
 // `simt.fence`). There the scheduler asks its Chooser which runnable thread runs next; if it
 // is another one, the current thread unwinds (asyncify saves its wasm locals and call stack
 // into its own buffer in device memory) and the chosen one is rewound from its buffer. Staying
@@ -21,6 +21,7 @@ import { DTYPES, isDType } from '../dtypes.js';
 import { KernelArgumentError, KernelError, LaunchConfigError, SharedMemoryLimitError, SimtError } from '../errors.js';
 import type { Kernel } from '../kernel.js';
 import type { KernelModule, ModuleKernelMeta, ModuleSite } from '../kernelModule.js';
+import { shippedModule } from '../shippedModule.js';
 import type { Chooser } from './schedule.js';
 import type { AccessKind, HazardType, RaceReport, ThreadRef } from './reports.js';
 import { fmtLocation } from './reports.js';
@@ -29,24 +30,19 @@ import { ATOMIC, type Conflict, READ, Shadow, Stamps, WRITE } from './shadow.js'
 import type { MemoryChecker } from './memoryChecker.js';
 import {
   type KernelFn, type ThreadExports, type ThreadHooks, type ThreadProgram, OutOfBoundsTrap,
-  describeModule, instantiateBuiltin, instantiateCompiled, kernelMeta, marshalCompiledArgs, siteLocation,
+  describeModule, instantiateCompiled, kernelMeta, marshalCompiledArgs, siteLocation,
 } from './threadProgram.js';
-
-export { loadThreadsModule } from './threadProgram.js';
 
 export interface NamedBuffer { name: string; base: number; bytes: number; elementBytes: number }
 
 export interface ThreadLaunch {
-  /** A thread kernel of simt's own (`tk_<name>` of build/threads.wasm), or a compiled module's kernel (`module.kernels.x`, loaded with `load`). */
+  /** A kernel of simt's own by name (`shippedModule().kernels[name]`, e.g. the race corpus's), or a compiled module's kernel (`module.kernels.x`, loaded with `load`). */
   kernel: string | Kernel;
   grid: DimLike;
   block: DimLike;
   /** Dynamic shared bytes (`extern __shared__`); a compiled kernel's static `__shared__` arrays come on top. */
   sharedBytes?: number;
-  /**
-   * Simt's thread kernels: pointers (device arrays) and numbers, in parameter order. A compiled
-   * kernel: its arguments as `device.launch` takes them (in order, or keyed by parameter name).
-   */
+  /** The kernel's arguments as `device.launch` takes them (in order, or keyed by parameter name). */
   args: readonly (DeviceArray | number | bigint)[] | Readonly<Record<string, DeviceArray | number | bigint>>;
   /**
    * Lanes per warp as the race detector sees them (a power of two, 1–32; default 32): which
@@ -88,7 +84,8 @@ const RUNS = 0, AT_SYNCTHREADS = 1, AT_SYNCWARP = 2, AT_COLLECTIVE = 3;
 interface PendingStore { addr: number; size: number; old: number[]; report: RaceReport }
 
 export class ThreadRunner {
-  private builtin!: ThreadProgram;
+  /** simt's own kernels (kernels/ → build/simt.simt.*), which a launch names by a string. */
+  private shipped!: KernelModule;
   private readonly compiled = new Map<string, ThreadProgram>();
   private buffers: NamedBuffer[] = [];
   private stackArea: DeviceArray<'u8'> | undefined;
@@ -160,7 +157,8 @@ export class ThreadRunner {
 
   static async create(device: Device, maxResidentThreads = 4096): Promise<ThreadRunner> {
     const r = new ThreadRunner(device, maxResidentThreads);
-    r.builtin = await instantiateBuiltin(device.memory, r.hooks);
+    r.shipped = await shippedModule();
+    await r.load(r.shipped);
     r.i32 = new Int32Array(device.memory.buffer);
     r.u8 = new Uint8Array(device.memory.buffer);
     return r;
@@ -187,8 +185,8 @@ export class ThreadRunner {
     this.compiled.set(module.id, p);
   }
 
-  /** simt's own thread kernels (names without the `tk_` prefix). */
-  get kernelNames(): string[] { return [...this.builtin.kernels.keys()]; }
+  /** The names of simt's own kernels, which a launch may give as a string. */
+  get kernelNames(): string[] { return this.shipped.meta.kernels.map((k) => k.name); }
 
   /** Names a device range for reports and bounds checks; only named ranges are in bounds. A name given again moves. */
   nameBuffer(name: string, a: DeviceArray, elementBytes?: number): void {
@@ -217,7 +215,7 @@ export class ThreadRunner {
     this.prog = prog;
     this.ex = prog.ex;
     this.meta = meta;
-    this.sites = prog.module?.meta.sites ?? [];
+    this.sites = prog.module.meta.sites;
     this.kernelName = name;
     this.grid = grid;
     this.blockDim = block;
@@ -266,23 +264,21 @@ export class ThreadRunner {
 
   /** The program and export a launch runs, and its arguments as wasm values. */
   private resolve(l: ThreadLaunch): { prog: ThreadProgram; fn: KernelFn; name: string; args: (number | bigint)[]; meta?: ModuleKernelMeta } {
-    const k = l.kernel;
+    let k = l.kernel;
     if (typeof k === 'string') {
-      const fn = this.builtin.kernels.get(k);
-      if (!fn) throw new LaunchConfigError(`no thread kernel '${k}' (known: ${this.kernelNames.join(', ')})`);
-      if (!Array.isArray(l.args)) throw new KernelArgumentError(k, '(all)', 'a thread kernel takes its arguments in order (an array)');
-      const args = (l.args as readonly (DeviceArray | number | bigint)[]).map((a) => (typeof a === 'object' ? a.byteOffset : a));
-      return { prog: this.builtin, fn, name: k, args };
+      const own = Object.hasOwn(this.shipped.kernels, k) ? this.shipped.kernels[k] : undefined;
+      if (!own) throw new LaunchConfigError(`no kernel '${k}' among simt's own kernels (known: ${this.kernelNames.join(', ')})`);
+      k = own;
     }
     if (!k || typeof k.name !== 'string' || !Array.isArray(k.params)) {
-      throw new KernelArgumentError(String((k as Kernel | undefined)?.name), '(kernel)', 'not a kernel: pass a kernel of a compiled module (module.kernels.name) or a thread kernel\'s name');
+      throw new KernelArgumentError(String((k as Kernel | undefined)?.name), '(kernel)', 'not a kernel: pass a kernel of a compiled module (module.kernels.name) or the name of one of simt\'s own kernels');
     }
-    if (!k.module) throw new LaunchConfigError(`kernel '${k.name}' is not from a compiled kernel module: the race tools run compiled kernels (compileKernels, simt build) and simt's thread kernels`);
+    if (!k.module) throw new LaunchConfigError(`kernel '${k.name}' is not from a compiled kernel module: the race tools run compiled kernels (compileKernels, simt build)`);
     const prog = this.compiled.get(k.module.id);
     if (!prog) throw new LaunchConfigError(`kernel '${k.name}' belongs to a kernel module the race tools have not loaded: give the job its module (defineJob({ module }), or runner.load(module))`);
     const fn = prog.kernels.get(k.name);
-    const meta = kernelMeta(prog.module!, k.name);
-    if (!fn || !meta) throw new LaunchConfigError(`kernel '${k.name}' is not in module ${describeModule(prog.module!)} (kernels: ${[...prog.kernels.keys()].join(', ')})`);
+    const meta = kernelMeta(prog.module, k.name);
+    if (!fn || !meta) throw new LaunchConfigError(`kernel '${k.name}' is not in module ${describeModule(prog.module)} (kernels: ${[...prog.kernels.keys()].join(', ')})`);
     const { words, arrays } = marshalCompiledArgs(k, l.args, this.device);
     if (fn.length !== words.length) {
       throw new KernelArgumentError(k.name, '(declaration)', `declared with ${k.params.length} parameters but the fine-grained export takes ${fn.length} words, not ${words.length}`);
@@ -699,12 +695,12 @@ export class ThreadRunner {
     return { block: [br - by * g.x, by, bz], thread: [tr - ty * bd.x, ty, tz] };
   }
 
-  /** A compiled kernel's site as `file:line:column`, or simt's thread kernels' site number. */
+  /** A kernel's site as `file:line:column` (`site N` if the module has no such site). */
   private siteText(site: number): string {
     return siteLocation(this.sites[site]) ?? `site ${site}`;
   }
 
-  /** The location fields of a report's thread for a compiled kernel's site (none for simt's thread kernels). */
+  /** The location fields of a report's thread for a kernel's site. */
   private siteRef(site: number): { location?: string; what?: string } {
     const s = this.sites[site];
     return s ? { location: siteLocation(s), what: s.what } : {};
@@ -718,7 +714,7 @@ export class ThreadRunner {
 
   /** A compiled kernel's failed bounds check, in the device's words (src/pool/workerLoop.ts). */
   private oobText(i: number, t: OutOfBoundsTrap): string {
-    const array = this.prog.module?.meta.arrays[t.array] ?? '?';
+    const array = this.prog.module.meta.arrays[t.array] ?? '?';
     const at = siteLocation(this.sites[t.site]);
     return `index ${t.index} is out of bounds of '${array.slice(array.indexOf('.') + 1)}' (length ${t.length}) in ${this.trapWhere(i).thread}${at ? ` at ${at}` : ''}`;
   }
@@ -737,7 +733,7 @@ export class ThreadRunner {
     const key = `oob-site:${t.site}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    const array = this.prog.module?.meta.arrays[t.array] ?? '?';
+    const array = this.prog.module.meta.arrays[t.array] ?? '?';
     const what = this.sites[t.site]?.what ?? '';
     const access: AccessKind = what.startsWith('write') ? 'write' : what.startsWith('atomic') ? 'atomic' : 'read';
     const short = array.slice(array.indexOf('.') + 1);

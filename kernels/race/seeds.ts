@@ -1,0 +1,157 @@
+// The race corpus's kernels from the seeds whose schedules matter (000 CMS countModules, 001 PET
+// FillDataKernel, 004 CBM STS scatter), each as the seed has it and in a hazard or fixed form.
+// Seed 000's own countModules is the shipped kernels/pixel/countModules.ts. Jobs: src/race/corpus.ts.
+import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __syncwarp, __extern_shared__, atomicAdd } from "simt/kernel";
+
+// countModules' invalidModuleId (module-level names are shared by every source under kernels/).
+const invalidModule: u16 = 65534;
+
+// ---- seed 000: CMS countModules ---------------------------------------------------------------
+
+/** Racy: countModules with the counter bumped by a plain read-modify-write (a lost update loses a module start). */
+export function countModulesPlain(id: u16[], moduleStart: u32[], clusterId: i32[], numElements: i32, nMaxModules: u32): void {
+  for (let i = blockDim.x * blockIdx.x + threadIdx.x; i < numElements; i += gridDim.x * blockDim.x) {
+    clusterId[i] = i;
+    if (invalidModule == id[i]) continue;
+    let j = i - 1;
+    while (j >= 0 && id[j] == invalidModule) --j;
+    if (j < 0 || id[j] != id[i]) {
+      const loc = moduleStart[0];
+      moduleStart[0] = loc >= nMaxModules ? 0 : loc + 1;
+      moduleStart[loc + 1] = i;
+    }
+  }
+}
+
+/** Race-free: counts the module starts only (an atomic sum is order-free). */
+export function countModulesCount(id: u16[], count: u32[], clusterId: i32[], numElements: i32): void {
+  for (let i = blockDim.x * blockIdx.x + threadIdx.x; i < numElements; i += gridDim.x * blockDim.x) {
+    clusterId[i] = i;
+    if (invalidModule == id[i]) continue;
+    let j = i - 1;
+    while (j >= 0 && id[j] == invalidModule) --j;
+    if (j < 0 || id[j] != id[i]) atomicAdd(count, 0, 1);
+  }
+}
+
+// ---- seed 001: PET intraWarpScan / intraBlockScan / FillDataKernel ----------------------------
+
+/**
+ * The seed's intraWarpScan: exclusive scan of `val` over the warp through shared memory. sync = 0:
+ * as the seed, relying on lock-step lanes (volatile); sync = 1: __syncwarp() between every read
+ * and the next write (the fix for independent thread scheduling).
+ */
+function intraWarpScan(scanTile: u32[], val: u32, blockSize: i32, sync: i32): u32 {
+  const w = min(blockSize, 32);
+  if (sync != 0) __syncwarp();
+  let index = 2 * threadIdx.x - (threadIdx.x & (w - 1));
+  scanTile[index] = 0;
+  index += w;
+  scanTile[index] = val;
+  if (sync != 0) __syncwarp();
+  for (let k = 1; k <= 16; k <<= 1) {
+    if (blockSize >= 2 * k) {
+      if (sync != 0) {
+        const other = scanTile[index - k];
+        __syncwarp();
+        scanTile[index] += other;
+        __syncwarp();
+      } else {
+        scanTile[index] += scanTile[index - k];
+      }
+    }
+  }
+  const r = scanTile[index] - val;
+  if (sync != 0) __syncwarp();
+  return r;
+}
+
+/** The seed's intraBlockScan: inclusive scan of `val` over the block (scanTile: 2 · blockSize words). */
+function intraBlockScan(scanTile: u32[], val: u32, blockSize: i32, sync: i32): u32 {
+  const warpIdx = threadIdx.x >> 5;
+  const warpResult = intraWarpScan(scanTile, val, blockSize, sync);
+  __syncthreads();
+  if ((threadIdx.x & 31) == 31) scanTile[warpIdx] = warpResult + val;
+  __syncthreads();
+  if (threadIdx.x < 32) scanTile[threadIdx.x] = intraWarpScan(scanTile, scanTile[threadIdx.x], blockSize / 32, sync);
+  __syncthreads();
+  return warpResult + scanTile[warpIdx] + val;
+}
+
+/** out = exclusive warp scan of input (one warp); sync = 0: the seed's lock-step form (a warp-sync hazard). */
+export function petWarpScan(input: u32[], out: u32[], sync: i32): void {
+  const scanTile = __extern_shared__<u32>();
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  out[g] = intraWarpScan(scanTile, input[g], blockDim.x, sync);
+}
+
+const THREAD_ELEM: u32 = 4;
+
+/**
+ * The seed's FillDataKernel (count, then block scan of the valid nextIndex entries). fixed = 0: as
+ * the seed, a thread past the data returns before the block's __syncthreads (barrier divergence)
+ * and the scans rely on lock-step warps; fixed = 1: every thread reaches every barrier, and __syncwarp.
+ */
+export function petFillData(nextIndex: i32[], arrayLength: u32, newLength: u32[], scanId: u32[], globalLen: u32[], fixed: i32): void {
+  const scanTile = __extern_shared__<u32>();
+  let offset1: u32 = 0;
+  let dataBlockLength1: u32 = 0;
+  let local1: u32 = 0;
+  const id = <u32>(threadIdx.x + blockDim.x * blockIdx.x);
+  const inRange = id * THREAD_ELEM < arrayLength;
+  if (inRange) {
+    offset1 = id * THREAD_ELEM;
+    dataBlockLength1 = offset1 + THREAD_ELEM <= arrayLength ? THREAD_ELEM : arrayLength - offset1;
+  } else if (fixed == 0) {
+    return;
+  }
+  for (let tx: u32 = 0; tx < dataBlockLength1; ++tx) {
+    if (nextIndex[tx + offset1] != -1) local1++;
+  }
+  __syncthreads();
+  const scan1 = intraBlockScan(scanTile, local1, blockDim.x, fixed);
+  __syncthreads();
+  if (inRange && (threadIdx.x == blockDim.x - 1 || offset1 + dataBlockLength1 == arrayLength)) {
+    atomicAdd(newLength, 0, scan1);
+    globalLen[blockIdx.x] = scan1;
+  }
+  __syncthreads();
+  if (inRange) scanId[id] = scan1 - local1;
+}
+
+// ---- seed 004: CBM STS counting sort scatter --------------------------------------------------
+
+/** As the seed: out[atomicAdd(&prefix[channel], 1)] = time; the order inside a channel is the atomics' order. */
+export function stsScatter(channel: i32[], time: u32[], prefix: i32[], out: u32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const pos = atomicAdd(prefix, channel[i], 1);
+  out[pos] = time[i];
+}
+
+/** Racy: the insertion position bumped by a plain read-modify-write. */
+export function stsScatterPlain(channel: i32[], time: u32[], prefix: i32[], out: u32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const pos = prefix[channel[i]];
+  prefix[channel[i]] = pos + 1;
+  out[pos] = time[i];
+}
+
+/** Race-free: step 1 of the sort, digis per channel by atomicAdd (order-free). */
+export function stsCount(channel: i32[], counts: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(counts, channel[i], 1);
+}
+
+/** Race-free: the seed's alternative, thread c owns channel c and scans every digi in order (stable). */
+export function stsOwnerScatter(channel: i32[], time: u32[], prefix: i32[], out: u32[], n: i32, channels: i32): void {
+  const c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= channels) return;
+  for (let i = 0; i < n; i++) {
+    if (channel[i] == c) {
+      out[prefix[c]] = time[i];
+      prefix[c] += 1;
+    }
+  }
+}
