@@ -190,3 +190,43 @@ describe('kernel parameters named like the pool entry\'s own variables', () => {
     expect(Array.from(await out.read())).toEqual([942, 942, 942]);
   });
 });
+
+describe('one statement declaring a thread\'s value and a block-uniform one', () => {
+  // `const t = threadIdx.x, n = blockDim.x;` before a barrier failed with "internal: uniform 'n'
+  // assigned in a region": the compiler places each declarator by itself now.
+  const source = `import { threadIdx, blockDim, __syncthreads, __shared__, __extern_shared__ } from "simt/kernel";
+function rotate(v: i32): i32 {
+  const s = __shared__<i32>(64);
+  const t = threadIdx.x, n = blockDim.x;
+  s[t] = v;
+  __syncthreads();
+  const r = s[(t + 1) % n];
+  __syncthreads();
+  return r;
+}
+export function rotKernel(a: i32[], out: i32[]): void {
+  const s = __extern_shared__<i32>();
+  const t = threadIdx.x, n = blockDim.x, two = 2;
+  s[t] = a[t];
+  __syncthreads();
+  out[t] = s[(t + 1) % n] * two;
+}
+export function rotDevice(a: i32[], out: i32[]): void {
+  const t = threadIdx.x, one = 1;
+  const r = rotate(a[t]);
+  out[t] = r * one;
+}`;
+  it.each(['wasm', 'serial'] as const)('in a kernel and in an inlined device function, on %s', async (backend) => {
+    const m = await compileKernels([{ path: 'split.ts', source }], { cacheDir: false });
+    const dev = await testDevice({ backend, workers: 2, memoryBytes: 16 << 20 });
+    await dev.load(m);
+    const x = ints(48, 3);
+    const a = await dev.upload('i32', x);
+    const out = dev.alloc('i32', 48);
+    const rotated = Array.from(x, (_, t) => x[(t + 1) % 48]!);
+    await dev.launch(m.kernels.rotKernel!, { grid: 1, block: 48, sharedBytes: 4 * 48 }, [a, out]);
+    expect(Array.from(await out.read())).toEqual(rotated.map((v) => 2 * v));
+    await dev.launch(m.kernels.rotDevice!, { grid: 1, block: 48 }, [a, out]);
+    expect(Array.from(await out.read())).toEqual(rotated);
+  });
+});

@@ -302,6 +302,7 @@ class FrontEnd {
       info.decls.push(d);
       scope.set(pname, d);
     }
+    splitDeclarations(st.body);
     this.resolveScopes(info, st.body, [scope]);
     return info;
   }
@@ -522,6 +523,26 @@ class FrontEnd {
   get asModule(): AssemblyScript { return this.as; }
   moduleConst(name: string): { typeText: string | null; init: AstNode | null } | undefined { return this.moduleConsts.get(name); }
   get unchecked(): boolean { return !!this.options.unchecked; }
+}
+
+/**
+ * `const t = threadIdx.x, n = blockDim.x;` becomes one statement per declarator, each with the
+ * whole statement's source range: the compiler places each variable by itself (a block-uniform
+ * one at block level, a thread's in its region), which one statement holding both cannot be.
+ * (A `for` initializer keeps its list: it is one statement of the loop.)
+ */
+function splitDeclarations(body: AstNode | null): void {
+  walk(body, (n) => {
+    if (n.kind !== NK.Block) return undefined;
+    const out: AstNode[] = [];
+    for (const st of n.statements as AstNode[]) {
+      if (st.kind === NK.Variable && st.declarations.length > 1) {
+        for (const vd of st.declarations as AstNode[]) out.push(Object.assign(Object.create(Object.getPrototypeOf(st)), st, { declarations: [vd] }));
+      } else out.push(st);
+    }
+    n.statements = out;
+    return undefined;
+  });
 }
 
 /** A kernel-level problem: thrown to the FrontEnd, which turns it into a diagnostic. */
