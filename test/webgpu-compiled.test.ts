@@ -336,3 +336,35 @@ describe('crossCheck on a compiled module', () => {
     }
   });
 });
+
+describe('__local__ arrays (test/kernels/local.ts) on webgpu, against wasm', () => {
+  let local: KernelModule;
+  beforeAll(async () => {
+    local = await compileKernelFiles(['test/kernels/local.ts']);
+    await wasm.load(local);
+    await gpu.load(local);
+  });
+  const loc = () => local;
+  it.each([[1, 1], [3, 32], [2, 100]])('sortEight: grid %i × block %i, each thread\'s 8 values sorted in a private array', async (grid, block) => {
+    const n = grid * block * 8;
+    const x = ints(n, grid + block, -1000, 1000);
+    const r = await same(loc, 'sortEight', grid, block, [{ dtype: 'i32', data: x }, { dtype: 'i32', data: new Int32Array(n) }, n]);
+    const out = r.webgpu[1]!;
+    for (let g = 0; g < n / 8; g++) expect(Array.from(out).slice(8 * g, 8 * g + 8)).toEqual(Array.from(x.slice(8 * g, 8 * g + 8)).sort((p, q) => p - q));
+  });
+  it.each([[1, 32], [3, 64]])('neighbourAdd: f32 and u16 local arrays across two barriers (grid %i × block %i)', async (grid, block) => {
+    const x = Float32Array.from(ints(4 * grid * block, block, -40, 40), (v) => v / 4);
+    await same(loc, 'neighbourAdd', grid, block, [{ dtype: 'f32', data: x }, { dtype: 'f32', data: new Float32Array(x.length) }, { dtype: 'u16', data: new Uint16Array(grid * block) }], 4 * block);
+  });
+  it('an index past a local array is the same KernelError on both', async () => {
+    for (const dev of [wasm, gpu] as const) {
+      const out = dev.alloc('i32', 32);
+      await expect(dev.launch(local.kernels.localPastEnd!, { grid: 1, block: 32 }, [out, 4] as never)).rejects.toThrow(/index 4 is out of bounds of 'a' \(length 4\)/);
+      out.free();
+    }
+  });
+  it('a kernel whose local array is f64 has no WGSL form, and the reason names it', () => {
+    expect(local.meta.wgsl!.bigLocal!.source).toBeUndefined();
+    expect(local.meta.wgsl!.bigLocal!.diagnostics![0]!.message).toMatch(/f64/);
+  });
+});

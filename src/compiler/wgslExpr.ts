@@ -149,7 +149,7 @@ export class ExprEmitter extends TypedEmitter {
     if (!r) return this.fail(e, `'${textOf(e.expression)}' is not an array`);
     const { i, sg } = this.index(e.elementExpression);
     if (!this.g.checked) return this.g.loadText(r, i);
-    const site = this.g.site(e, this.file, `read ${r.space === 'workgroup' ? '__shared__ ' : ''}${r.decl.name}[]`);
+    const site = this.g.site(e, this.file, `read ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`);
     return this.g.loadText(r, `${this.g.indexHelper(r)}(${i}, ${sg}, ${site}u)`);
   }
 
@@ -159,7 +159,7 @@ export class ExprEmitter extends TypedEmitter {
     const { i, sg } = this.index(e.elementExpression);
     const v = value();
     if (!this.g.checked) return this.g.storeText(r, i, v);
-    const site = this.g.site(e, this.file, `write ${r.space === 'workgroup' ? '__shared__ ' : ''}${r.decl.name}[]`);
+    const site = this.g.site(e, this.file, `write ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`);
     return `${this.g.storeHelper(r)}(${i}, ${sg}, ${site}u, ${v});`;
   }
 
@@ -279,7 +279,7 @@ export class ExprEmitter extends TypedEmitter {
     const { i, sg } = this.index(args[1]!);
     const operand = ATOMICS[name]!.u32only ? 'u32' : elem;
     const ops = args.slice(2).map((a) => this.expr(a, operand));
-    const site = this.g.checked ? this.g.site(e, this.file, `${name} on ${r.space === 'workgroup' ? '__shared__ ' : ''}${r.decl.name}[]`) : 0;
+    const site = this.g.checked ? this.g.site(e, this.file, `${name} on ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`) : 0;
     return `${this.g.atomicHelper(r, name)}(${i}, ${sg}, ${site}u, ${ops.join(', ')})`;
   }
 

@@ -47,10 +47,10 @@ export class KernelGen extends ArrayHelpers {
     for (const d of fn.decls) {
       if (!d.array) continue;
       const a = d.array;
-      if (a.space === 'local') this.fail(d.node ?? fn.node, `'${d.name}' is a __local__ array: local arrays have no WGSL form yet (the kernel runs on wasm and serial)`);
       if (['f64', 'i64', 'u64'].includes(a.elem)) this.fail(d.node ?? fn.node, `${d.name}: ${a.elem}[] has no WGSL form (WGSL has no 64-bit types)`);
       this.kernelArrays.set(d, {
-        decl: d, name: a.space === 'global' ? `a_${d.name}` : `w_${d.outName}`, elem: a.elem, space: a.space === 'global' ? 'storage' : 'workgroup',
+        decl: d, name: a.space === 'global' ? `a_${d.name}` : a.space === 'local' ? `l_${d.outName}` : `w_${d.outName}`, elem: a.elem,
+        space: a.space === 'global' ? 'storage' : a.space === 'local' ? 'private' : 'workgroup',
         id: a.id, read: false, written: false, atomic: false, dynamic: a.dynamic, count: a.count,
       });
     }
@@ -151,8 +151,9 @@ export class KernelGen extends ArrayHelpers {
     lines.push(`struct Launch {\n${fields.join('\n')}\n}`, `@group(0) @binding(${arrays.length}) var<uniform> launch: Launch;`);
     lines.push(`@group(0) @binding(${arrays.length + 1}) var<storage, read_write> sx_err: array<atomic<u32>, 12>;`);
     for (const r of this.kernelArrays.values()) {
-      if (r.space !== 'workgroup') continue;
-      lines.push(`var<workgroup> ${r.name}: array<${workgroupElem(r)}, ${r.dynamic ? 'sx_dyn_count' : r.count}>;`);
+      if (r.space === 'workgroup') lines.push(`var<workgroup> ${r.name}: array<${workgroupElem(r)}, ${r.dynamic ? 'sx_dyn_count' : r.count}>;`);
+      // A __local__ array: WGSL's private address space is one per invocation, as CUDA's local memory is one per thread.
+      if (r.space === 'private') lines.push(`var<private> ${r.name}: array<${workgroupElem(r)}, ${r.count}>;`);
     }
     lines.push(...this.workgroupVars.values(), ...this.consts.values(), TRAP_FN, ...this.helpers.values(), ...specTexts);
     lines.push(`@compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z)

@@ -10,12 +10,13 @@ export class NoWgsl extends Error {
   constructor(readonly node: AstNode, readonly file: string, message: string) { super(message); }
 }
 
-/** A kernel-level array (a parameter or a `__shared__` array) and how the kernel uses it. */
+/** A kernel-level array (a parameter, a `__shared__` or a `__local__` array) and how the kernel uses it. */
 export interface ArrRef {
   decl: Decl;
   name: string;                 // the WGSL variable
   elem: string;                 // the element dtype
-  space: 'storage' | 'workgroup';
+  /** private: a `__local__` array, one per invocation (WGSL's private address space). */
+  space: 'storage' | 'workgroup' | 'private';
   id: number;                   // array id (meta.arrays)
   read: boolean;
   written: boolean;
