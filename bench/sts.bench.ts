@@ -1,8 +1,10 @@
 // STS digi sorting (seed 004): every stsSort method at 1M and 32M digis, 1k and 100k channels,
-// with the native C counting sort (bench/native/sts.c, OpenMP) in the same run.
+// with the native C counting sort (bench/native/sts.c, OpenMP) in the same run; and the
+// device-wide scan the sorts use.
 import { createDevice, type Device } from '../src/device.js';
 import { stsDigisForBench, stsSortByChannelReference } from '../src/data/synthetic.js';
 import { stsSort, STS_SORT_METHODS } from '../src/jobs/sts/run.js';
+import { exclusiveScan } from '../src/ops/scan.js';
 import { buildNative, runNative } from './native/index.js';
 import { median, progress, record, type BenchRecord, type BenchSuite } from './harness.js';
 
@@ -42,10 +44,45 @@ async function endToEnd(dev: Device, words: Uint32Array, channels: number, reps:
   return record('stsSort/chunked end-to-end', 'simt-wasm', n, median(walls), { bytes: 16 * n, workers: dev.workers, samples: walls.length, channels, computeMs: median(device) });
 }
 
+/**
+ * simt's one device-wide scan (kernels/primitives/scan.ts, src/ops/scan.ts), which the sorts
+ * use: in place (one launch up to SINGLE_LAUNCH_SCAN_MAX) and out of place (three launches),
+ * 41 calls each after 8 warm-ups, the last output checked against a host scan.
+ */
+async function scanRecords(dev: Device, sizes: number[]): Promise<BenchRecord[]> {
+  const out: BenchRecord[] = [];
+  for (const n of sizes) {
+    const words = stsDigisForBench(n / 2, 1000, 3); // any u32 words; their sums wrap as CUDA's do
+    const expected = new Uint32Array(n);
+    for (let i = 1; i < n; i++) expected[i] = (expected[i - 1]! + words[i - 1]!) >>> 0;
+    const x = await dev.upload('u32', words);
+    const y = dev.alloc('u32', n);
+    try {
+      for (const inPlace of [true, false]) {
+        progress(`scan n=${n}${inPlace ? ' in place' : ''}`);
+        await x.upload(words);
+        const ms = await timeRuns(41, async () => {
+          if (inPlace) await x.upload(words);
+          const t0 = performance.now();
+          await exclusiveScan(dev, x, inPlace ? x : y, n);
+          return performance.now() - t0;
+        }, SMALL_WARMUPS);
+        const got = await (inPlace ? x : y).read();
+        let ok = true;
+        for (let i = 0; i < n && ok; i++) ok = got[i] === expected[i];
+        out.push(record(inPlace ? 'scan/exclusive in place' : 'scan/exclusive', 'simt-wasm', n, median(ms), { bytes: (inPlace ? 8 : 12) * n, workers: dev.workers, times: ms, ok }));
+      }
+    } finally {
+      x.free(); y.free();
+    }
+  }
+  return out;
+}
+
 export const suite: BenchSuite = {
   name: 'sts',
-  description: 'STS digi sort by (channel, time), 1M and 32M digis, 1k and 100k channels: counting sorts, merge sort, key sort vs native C (OpenMP)',
-  quickDescription: 'STS digi sort by (channel, time), 1M digis, 1k and 100k channels: counting sorts, merge sort, key sort vs native C (OpenMP)',
+  description: 'STS digi sort by (channel, time), 1M and 32M digis, 1k and 100k channels: counting sorts, merge sort, key sort vs native C (OpenMP); the device-wide scan at 100k-4M',
+  quickDescription: 'STS digi sort by (channel, time), 1M digis, 1k and 100k channels: counting sorts, merge sort, key sort vs native C (OpenMP); the device-wide scan at 100k and 1M',
   async run(ctx) {
     const out: BenchRecord[] = [];
     const sizes = ctx.quick ? [1_000_000] : [1_000_000, 32_000_000];
@@ -53,6 +90,7 @@ export const suite: BenchSuite = {
     if (!native.ok) ctx.log(`sts: native baseline skipped: ${native.note}`);
     const dev = await createDevice({ memoryBytes: 1536 * 2 ** 20, workers: ctx.workers });
     try {
+      out.push(...await scanRecords(dev, ctx.quick ? [100_000, 1_000_000] : [100_000, 1_000_000, 4_000_000]));
       for (const n of sizes) {
         for (const channels of [1000, 100_000]) {
           const words = stsDigisForBench(n, channels, 1);
