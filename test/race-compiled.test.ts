@@ -382,3 +382,20 @@ describe('seed 001 block scan (device functions with barriers, inlined): races a
     expect([...lines].some((l) => inWarpScan.includes(l)), [...lines].join(',')).toBe(true);
   });
 });
+
+describe('race locations inside inlined device functions', () => {
+  it('a hazard in a loop of an inlined device function names its own statement, not the loop\'s first line', async () => {
+    const { corpus } = await import('../src/race/corpus.js');
+    const job = corpus.find((j) => j.name === 'petIntraWarpScan')!;
+    const r = await racecheck(job, undefined, { session });
+    const FILE = 'kernels/race/seeds.ts';
+    const statement = 'scanTile[index] += scanTile[index - k];';
+    const line = lineOf(FILE, statement);
+    const column = readFileSync(FILE, 'utf8').split('\n')[line - 1]!.indexOf(statement) + 1;
+    const hazards = r.reports.filter((x) => x.kind === 'warp-sync-hazard');
+    expect(hazards.length).toBeGreaterThan(0);
+    // The unsynchronised read-modify-write against itself (lanes k apart), at the statement inside the loop.
+    expect(hazards.some((h) => h.first!.location === `${FILE}:${line}:${column}` && h.second!.location === `${FILE}:${line}:${column}`)).toBe(true);
+    for (const h of hazards) expect(h.first!.location).not.toBe(`${FILE}:${lineOf(FILE, 'for (let k = 1; k <= 16; k <<= 1)')}:3`);
+  });
+});

@@ -208,10 +208,12 @@ function inlineBody(as: AssemblyScript, k: InlineFunction, f: InlineFunction, fo
   for (const s of stmts) {
     pr.sb = [];
     pr.visitNodeAndTerminate(s);
-    const piece = pr.finish().replace(/\s*\n\s*/g, ' ').trim();
+    const marked = nestedOrigins(pr.finish().replace(/\s*\n\s*/g, ' ').trim(), f.file);
+    const piece = marked.text;
     if (!piece || piece === ';') continue;
     const lc = lineCol(s);
     origins.push({ start: text.length, end: text.length + piece.length, file: f.file, line: lc.line, column: lc.column });
+    for (const o of marked.origins) origins.push({ ...o, start: o.start + text.length, end: o.end + text.length });
     text += piece + ' ';
   }
   text += '}';
@@ -223,9 +225,35 @@ interface Builder {
   visitNode(n: AstNode): void; visitNodeAndTerminate(n: AstNode): void; finish(): string;
   visitIdentifierExpression(n: AstNode): void; visitVariableDeclaration(n: AstNode): void;
   visitVariableStatement(n: AstNode): void; visitReturnStatement(n: AstNode): void; visitTypeNode(n: AstNode): void;
+  visitBlockStatement(n: AstNode): void;
 }
 
 let cached: { as: AssemblyScript; cls: ReturnType<typeof makeClass> } | undefined;
+// Markers around a nested statement in the printed text (control characters no source holds).
+const MARK_OPEN = '\u0001';
+const MARK_SEP = '\u0002';
+const MARK_CLOSE = '\u0003';
+
+/** Strips the statement markers from printed text; each marked statement becomes an origin (offsets in the stripped text). */
+function nestedOrigins(marked: string, file: string): { text: string; origins: Origin[] } {
+  const origins: Origin[] = [];
+  const open: { start: number; line: number; column: number }[] = [];
+  let text = '';
+  for (let k = 0; k < marked.length; k++) {
+    const c = marked[k]!;
+    if (c === MARK_OPEN) {
+      const sep = marked.indexOf(MARK_SEP, k);
+      const [line, column] = marked.slice(k + 1, sep).split(':').map(Number) as [number, number];
+      open.push({ start: text.length, line, column });
+      k = sep;
+    } else if (c === MARK_CLOSE) {
+      const o = open.pop()!;
+      origins.push({ start: o.start, end: text.length, file, line: o.line, column: o.column });
+    } else text += c;
+  }
+  return { text, origins };
+}
+
 function printerClass(as: AssemblyScript) {
   if (cached?.as !== as) cached = { as, cls: makeClass(as) };
   return cached.cls;
@@ -255,6 +283,21 @@ function makeClass(as: AssemblyScript) {
       this.sb.push(d ? this.rename.get(d)! : (n.name.text as string));
       if (n.type) { this.sb.push(': '); this.visitTypeNode(n.type); }
       if (n.initializer) { this.sb.push(' = '); this.visitNode(n.initializer); }
+    }
+    /**
+     * A nested block's statements, each between markers holding its line and column
+     * (inlineBody turns them into origins): a site inside a loop of an inlined device function
+     * names its own statement, not the loop's first line.
+     */
+    override visitBlockStatement(n: AstNode): void {
+      this.sb.push('{\n');
+      for (const st of n.statements as AstNode[]) {
+        const lc = lineCol(st);
+        this.sb.push(`${MARK_OPEN}${lc.line}:${lc.column}${MARK_SEP}`);
+        this.visitNodeAndTerminate(st);
+        this.sb.push(MARK_CLOSE);
+      }
+      this.sb.push('}');
     }
     override visitReturnStatement(n: AstNode): void {
       if (!n.value) { this.sb.push(';'); return; }
