@@ -1133,7 +1133,8 @@ class KernelCompiler {
       (interchanged ? '; grid-stride loops interchanged when each thread has many iterations' : '');
     const mark = this.mark(null);
     // The block's __local__ arrays: threadBytes per thread at the end of the worker's register area.
-    const localMem = `  const __lmem = __localMem(${this.localBytes});`;
+    // (0 without any: a constant the optimiser folds, so such kernels compile as before.)
+    const localMem = `  const __lmem: usize = ${this.localBytes ? `__localMem(${this.localBytes})` : '0'};`;
     const block = [
       doc,
       ...(interchanged?.regionFns ?? []),
