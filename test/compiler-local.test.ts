@@ -79,6 +79,22 @@ for (const b of BACKENDS) {
       input.free(); out.free();
     });
 
+    it.each([[1, 1], [3, 32], [2, 100]])('sortEightCalls: the local array passed to inlined device functions (grid %i × block %i)', async (grid, block) => {
+      const n = grid * block * 8;
+      const x = ints(n, grid * 7 + block);
+      const input = await dev.upload('i32', x);
+      const out = dev.alloc('i32', n);
+      const sums = dev.alloc('i32', grid * block);
+      await run('sortEightCalls', grid, block, [input, out, sums, n]);
+      const got = await out.read(), s = await sums.read();
+      for (let g = 0; g < grid * block; g++) {
+        const mine = Array.from(x.slice(8 * g, 8 * g + 8));
+        expect(Array.from(got.slice(8 * g, 8 * g + 8))).toEqual([...mine].sort((p, q) => p - q));
+        expect(s[g]).toBe(mine.reduce((a, b) => a + b, 0));
+      }
+      input.free(); out.free(); sums.free();
+    });
+
     it.each([[1, { x: 32, y: 1 }], [4, { x: 8, y: 4 }], [3, { x: 96, y: 1 }], [2, { x: 5, y: 3 }]])('neighbourAdd: values and a u16 count kept across two barriers (grid %i, block %o)', async (grid, block) => {
       const threads = block.x * block.y;
       const x = floats(4 * grid * threads, threads + grid);
@@ -163,7 +179,7 @@ describe('__local__ arrays: what the compiler rejects', () => {
     ['no element type', 'export function k(out: i32[]): void { const a = __local__(4); out[0] = 1; }', /__local__ needs an element type/, 2],
     ['an atomic on a local array', 'export function k(out: i32[]): void { const a = __local__<i32>(4); a[0] = 0; atomicAdd(a, 0, 1); out[0] = a[0]; }', /atomicAdd on 'a', a __local__ array: it is private to its thread/, 2],
     ['a local array in a device function', 'function f(): i32 { const a = __local__<i32>(4); a[0] = 1; return a[0]; }\nexport function k(out: i32[]): void { out[0] = f(); }', /declare __local__ arrays in the kernel/, 2],
-    ['a local array passed to a device function', 'function f(a: i32[]): i32 { return a[0]; }\nexport function k(out: i32[]): void { const a = __local__<i32>(4); a[0] = 1; out[0] = f(a); }', /passing a __local__ array to a device function is not supported yet/, 3],
+    ['a device function given a local array, called inside an expression (it is inlined)', 'function f(a: i32[]): i32 { return a[0]; }\nexport function k(out: i32[]): void { const a = __local__<i32>(4); a[0] = 1; out[0] = f(a) + 1; }', /'f' is inlined into the kernel \(it holds barriers, warp operations or __shared__ memory, or is given a __local__ array\): call it as a statement of its own/, 3],
   ];
   it.each(cases)('%s', async (_what, body, re, line) => {
     const err = await compileKernels([{ path: 'bad.ts', source: header + body }], { cacheDir: false }).catch((e) => e);

@@ -27,6 +27,8 @@ export interface InlineFunction {
   refs: Map<AstNode, object>;
   declOf: Map<AstNode, object>;
   isArray(decl: object): boolean;
+  /** A `__local__` array (per thread): a device function it is passed to is inlined. */
+  isLocal(decl: object): boolean;
 }
 
 export interface InlineProblem { node: AstNode; file: string; message: string }
@@ -67,9 +69,23 @@ function applyEdits(src: InlineSource, edits: Edit[]): InlineSource {
   return { path: src.path, text, origins };
 }
 
-/** Does f (or a device function it calls) hold a barrier, a warp operation or a __shared__ array? */
+/** Device functions inlined into kernels: f (or one it calls) holds a barrier, a warp operation or a __shared__ array, or f is given a __local__ array. */
 export function collectiveFunctions(functions: InlineFunction[]): Set<string> {
   const byName = new Map(functions.map((f) => [f.name, f]));
+  // A device function that receives a __local__ array is inlined too: the array is the calling
+  // thread's, which only the kernel's own code can address.
+  const takesLocal = new Set<string>();
+  for (const f of functions) {
+    walk(f.node.body, (n) => {
+      if (n.kind !== NK.Call || n.expression.kind !== NK.Identifier || f.refs.has(n.expression)) return;
+      const g = byName.get(n.expression.text as string);
+      if (!g || g.exported) return;
+      for (const a of n.args as AstNode[]) {
+        const d = a.kind === NK.Identifier ? f.refs.get(a) : undefined;
+        if (d && f.isLocal(d)) takesLocal.add(g.name);
+      }
+    });
+  }
   const memo = new Map<string, boolean>();
   const needs = (f: InlineFunction, seen: Set<string>): boolean => {
     const m = memo.get(f.name);
@@ -83,6 +99,7 @@ export function collectiveFunctions(functions: InlineFunction[]): Set<string> {
       const g = byName.get(name);
       if (isCollective(name) || SHARED_DECLS.has(name) || (g && !g.exported && needs(g, seen))) hit = true;
     });
+    if (takesLocal.has(f.name)) hit = true;
     memo.set(f.name, hit);
     return hit;
   };
@@ -151,7 +168,7 @@ type Form = { call: AstNode; kind: 'bare' } | { call: AstNode; kind: 'assign'; t
 
 function statementForm(s: AstNode, calls: AstNode[]): Form | string {
   const name = calls[0]!.expression.text as string;
-  const how = `'${name}' holds barriers, warp operations or __shared__ memory and is inlined into the kernel: call it as a statement of its own, \`x = ${name}(…)\` or \`const x = ${name}(…)\``;
+  const how = `'${name}' is inlined into the kernel (it holds barriers, warp operations or __shared__ memory, or is given a __local__ array): call it as a statement of its own, \`x = ${name}(…)\` or \`const x = ${name}(…)\``;
   if (calls.length > 1) return how;
   const call = calls[0]!;
   if (s.kind === NK.Expression) {
@@ -186,7 +203,7 @@ function inlineBody(as: AssemblyScript, k: InlineFunction, f: InlineFunction, fo
   });
   const stmts = f.node.body.statements as AstNode[];
   walk(f.node.body, (x) => {
-    if (x.kind === NK.Return && x !== stmts[stmts.length - 1]) problems.push({ node: x, file: f.file, message: `'${f.name}' is inlined into kernels (it holds barriers, warp operations or __shared__ memory): it may return only at its end` });
+    if (x.kind === NK.Return && x !== stmts[stmts.length - 1]) problems.push({ node: x, file: f.file, message: `'${f.name}' is inlined into kernels (it holds barriers, warp operations or __shared__ memory, or is given a __local__ array): it may return only at its end` });
   });
   // Locals get fresh names; __shared__ arrays one name per function (one allocation per block).
   for (const [vd, d] of f.declOf) {

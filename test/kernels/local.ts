@@ -16,6 +16,34 @@ export function sortEight(input: i32[], out: i32[], n: i32): void {
   for (let k = 0; k < 8; k++) out[base + k] = v[k];
 }
 
+/** Insertion sort of v[0..n): a device function given a thread's local array is inlined into the kernel. */
+function insertionSort(v: i32[], n: i32): void {
+  for (let k = 1; k < n; k++) {
+    const x = v[k];
+    let j = k - 1;
+    while (j >= 0 && v[j] > x) { v[j + 1] = v[j]; j--; }
+    v[j + 1] = x;
+  }
+}
+
+function sumOf(v: i32[], n: i32): i32 {
+  let s = 0;
+  for (let k = 0; k < n; k++) s += v[k];
+  return s;
+}
+
+/** sortEight through device functions: the local array passed to insertionSort and sumOf. */
+export function sortEightCalls(input: i32[], out: i32[], sums: i32[], n: i32): void {
+  const v = __local__<i32>(8);
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (8 * g >= n) return;
+  for (let k = 0; k < 8; k++) v[k] = input[8 * g + k];
+  insertionSort(v, 8);
+  const s = sumOf(v, 8);
+  for (let k = 0; k < 8; k++) out[8 * g + k] = v[k];
+  sums[g] = s;
+}
+
 /**
  * Local arrays of two element types that live across two barriers: each thread keeps its 4
  * values and their running count of negatives, publishes its sum, and adds its right
