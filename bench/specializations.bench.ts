@@ -11,7 +11,7 @@ import type { Kernel } from '../src/kernel.js';
 import type { DeviceArray } from '../src/memory/deviceArray.js';
 import { shippedModule } from '../src/shippedModule.js';
 import { gridStrideShape } from '../src/ops/launchShape.js';
-import { moduleIdsForBench, randomF32 } from '../src/data/synthetic.js';
+import { moduleIdsForBench, randomF32, stsDigisForBench } from '../src/data/synthetic.js';
 import { median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
 /** One workload: its launch arguments on a device, reset before each run (inside the timing, as the core suite does). */
@@ -57,6 +57,30 @@ function countModules(n: number): Workload {
   };
 }
 
+/** The sts suite's digis (1k channels, per-channel runs): the atomic counting sort's two passes. */
+function stsAtomic(n: number, pass: 'count' | 'scatter'): Workload {
+  const channels = 1000;
+  return {
+    size: n, bytes: (pass === 'count' ? 8 : 16) * n, memoryBytes: 16 * n + (64 << 20),
+    async setup(dev) {
+      const words = stsDigisForBench(n, channels, 1);
+      const digis = await dev.upload('u32', words);
+      const counts = new Uint32Array(channels);
+      for (let i = 0; i < words.length; i += 2) counts[words[i]!]!++;
+      const starts = new Uint32Array(channels);
+      for (let c = 1; c < channels; c++) starts[c] = starts[c - 1]! + counts[c - 1]!;
+      const table = dev.alloc('u32', channels);
+      const bad = dev.alloc('u32', 1);
+      const out = dev.alloc('u32', 2 * n);
+      const sum = async () => String(Array.from(await table.read()).reduce((a, b) => a + b, 0));
+      return pass === 'count'
+        ? { args: [digis, table, n, channels, bad], sharedBytes: 0, async reset() { await table.fill(0); await bad.fill(0xffffffff); }, result: sum }
+        // The channels' end offsets after the scatter (the order inside a channel is the atomics').
+        : { args: [digis, out, table, n, channels], sharedBytes: 0, async reset() { await table.upload(starts); }, result: sum };
+    },
+  };
+}
+
 /** The workloads by kernel name: every declared specialization has one (the suite throws otherwise). */
 function workloads(quick: boolean): Record<string, Workload> {
   const floats = quick ? 4 << 20 : 64 << 20;
@@ -65,6 +89,8 @@ function workloads(quick: boolean): Record<string, Workload> {
     vecMin: reduction(floats, 'f32'),
     vecSum: reduction(floats, 'f64'),
     countModules: countModules(quick ? 5_000_000 : 50_000_000),
+    stsCountChannels: stsAtomic(quick ? 1_000_000 : 16_000_000, 'count'),
+    stsScatterAtomic: stsAtomic(quick ? 1_000_000 : 16_000_000, 'scatter'),
   };
 }
 
@@ -114,8 +140,8 @@ async function compare(spec: Kernel, w: Workload, ctx: BenchContext): Promise<Be
 
 export const suite: BenchSuite = {
   name: 'specializations',
-  description: 'each declared SIMD specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis), ops launch shape, 15 alternating runs',
-  quickDescription: 'each declared SIMD specialization against its generic kernel (4Mi f32, 5M digis), ops launch shape, 15 alternating runs',
+  description: 'each declared SIMD specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis, the STS atomic sort: count and scatter over 16M digis), ops launch shape, 15 alternating runs',
+  quickDescription: 'each declared SIMD specialization against its generic kernel (4Mi f32, 5M pixel digis, 1M STS digis), ops launch shape, 15 alternating runs',
   async run(ctx) {
     const all = workloads(ctx.quick);
     const out: BenchRecord[] = [];

@@ -46,7 +46,12 @@ export interface Kernel<P extends Record<string, ParamSpec> = Record<string, Par
 export interface Specialization<ParamName extends string = string> {
   /** The generic kernel's name in the shipped module (`shippedModule().kernels[generic]`). */
   readonly generic: string;
-  readonly orderFree?: readonly { readonly param: ParamName; readonly from: number }[];
+  /**
+   * Outputs whose order is the atomics' (schedule dependent): from element `from` on they are
+   * compared as a multiset of items of `itemElements` consecutive elements (default 1; an STS
+   * digi is 2 u32 words).
+   */
+  readonly orderFree?: readonly { readonly param: ParamName; readonly from: number; readonly itemElements?: number }[];
   /**
    * Float outputs computed by arithmetic whose NaNs compare as NaN, not bit for bit: WebAssembly
    * leaves the sign and payload of an arithmetic NaN to the engine (which of two NaN operands an
@@ -94,6 +99,7 @@ export function defineKernel<P extends Record<string, ParamSpec>>(name: string, 
   for (const o of options.specializes?.orderFree ?? []) {
     if (!params.some((p) => p.name === o.param && p.kind === 'array')) throw new TypeError(`kernel ${name}: orderFree names '${o.param}', which is not an array parameter`);
     if (!Number.isInteger(o.from) || o.from < 0) throw new TypeError(`kernel ${name}: orderFree '${o.param}' starts at ${o.from}, not a non-negative integer`);
+    if (o.itemElements !== undefined && (!Number.isInteger(o.itemElements) || o.itemElements < 1)) throw new TypeError(`kernel ${name}: orderFree '${o.param}' has items of ${o.itemElements} elements, not a positive integer`);
   }
   for (const n of options.specializes?.anyNaN ?? []) {
     if (!params.some((p) => p.name === n && p.kind === 'array' && (p.dtype === 'f32' || p.dtype === 'f64'))) throw new TypeError(`kernel ${name}: anyNaN names '${n}', which is not a float array parameter`);

@@ -160,6 +160,77 @@ function countReference(c: Case): Outputs {
   return { id: bytesOf(c.args.id as Uint16Array), moduleStart: bytesOf(ref.moduleStart), clusterId: bytesOf(ref.clusterIdInit) };
 }
 
+// --- the STS atomic counting sort (seed 004) -----------------------------------------------
+
+/** n digis as (channel, time) words: runs of equal channels (as the detector delivers them), some channels out of range. */
+function stsDigis(n: number, nChannels: number, badFraction: number, seed: number): Uint32Array {
+  const r = rng(seed);
+  const d = new Uint32Array(2 * n);
+  let c = Math.floor(r() * nChannels);
+  for (let i = 0; i < n; i++) {
+    if (r() < 0.3) c = Math.floor(r() * nChannels);
+    d[2 * i] = r() < badFraction ? nChannels + Math.floor(r() * 5) : c;
+    d[2 * i + 1] = Math.floor(r() * 1e9);
+  }
+  return d;
+}
+
+function stsCountCase(label: string, digis: Uint32Array, nChannels: number, grid: number, block: number): Case {
+  return { label, grid, block, args: { digis, counts: new Uint32Array(nChannels), n: digis.length / 2, nChannels, bad: Uint32Array.of(0xffffffff) } };
+}
+
+/** Scatter inputs: offsets = the exclusive scan of the valid digis' channel counts; out prefilled. */
+function stsScatterCase(label: string, digis: Uint32Array, nChannels: number, grid: number, block: number): Case {
+  const counts = new Uint32Array(nChannels);
+  for (let i = 0; i < digis.length; i += 2) if (digis[i]! < nChannels) counts[digis[i]!]!++;
+  const offsets = new Uint32Array(nChannels);
+  for (let c = 1; c < nChannels; c++) offsets[c] = offsets[c - 1]! + counts[c - 1]!;
+  return { label, grid, block, args: { digis, out: new Uint32Array(digis.length).fill(0xdeadbeef), offsets, n: digis.length / 2, nChannels } };
+}
+
+function stsCases(make: typeof stsCountCase) {
+  return (opsShape: OpsShape, big: boolean): Case[] => {
+    const out: Case[] = [];
+    const add = (label: string, digis: Uint32Array, nChannels: number) => {
+      const n = digis.length / 2;
+      const ops = opsShape(n);
+      out.push(make(`${label}, n=${n}, ${nChannels} channels, ops shape ${ops.grid}×${ops.block}`, digis, nChannels, ops.grid, ops.block));
+      if (n <= 100_003) for (const [grid, block] of [[1, 1], [7, 64], [3, 32], [2, 1024]] as const) out.push(make(`${label}, n=${n}, ${nChannels} channels, ${grid}×${block}`, digis, nChannels, grid, block));
+    };
+    for (const n of [0, 1, 2, 33, 1000, 1025, 4097, 100_003]) add('runs of channels', stsDigis(n, 1000, 0, n + 3), 1000);
+    add('one channel', stsDigis(5000, 1, 0, 8), 1);
+    add('every digi in its own channel', Uint32Array.from({ length: 2 * 3000 }, (_, k) => (k % 2 === 0 ? k / 2 : k)), 3000);
+    add('some channels out of range', stsDigis(20_000, 100_000, 0.01, 9), 100_000);
+    add('all channels out of range', stsDigis(777, 10, 1, 10), 10);
+    if (big) add('runs of channels', stsDigis((1 << 20) + 3, 1000, 0, 11), 1000);
+    return out;
+  };
+}
+
+/** The talk's countKernel in plain TS: counts per valid channel, bad[0] the smallest bad index. */
+function stsCountReference(c: Case): Outputs {
+  const digis = c.args.digis as Uint32Array, k = c.args.nChannels as number;
+  const counts = new Uint32Array(k);
+  let bad = 0xffffffff;
+  for (let i = 0; i < digis.length / 2; i++) { const ch = digis[2 * i]!; if (ch < k) counts[ch]!++; else bad = Math.min(bad, i); }
+  return { digis: bytesOf(digis), counts: bytesOf(counts), bad: bytesOf(Uint32Array.of(bad)) };
+}
+
+/** The talk's scatterKernel in plain TS, threads in index order (the output is compared as a multiset of digis). */
+function stsScatterReference(c: Case): Outputs {
+  const digis = c.args.digis as Uint32Array, k = c.args.nChannels as number;
+  const out = (c.args.out as Uint32Array).slice();
+  const offsets = (c.args.offsets as Uint32Array).slice();
+  for (let i = 0; i < digis.length / 2; i++) {
+    const ch = digis[2 * i]!;
+    if (ch >= k) continue;
+    const pos = offsets[ch]!++;
+    out[2 * pos] = ch; out[2 * pos + 1] = digis[2 * i + 1]!;
+  }
+  return { digis: bytesOf(digis), out: bytesOf(out), offsets: bytesOf(offsets) };
+}
+
+
 // --- the table: inputs and reference per specialization, by kernel name -------------------
 
 interface Inputs {
@@ -172,6 +243,7 @@ interface Inputs {
 }
 
 const arbitraryShape = fc.record({ grid: fc.integer({ min: 1, max: 9 }), block: fc.constantFrom(1, 2, 4, 32, 64, 256, 1024) });
+const arbitraryDigis = fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 1000 }), arbitraryShape);
 
 function reduceInputs(name: keyof typeof FOLDS): Inputs {
   return {
@@ -193,6 +265,16 @@ const INPUTS: Record<string, Inputs> = {
       // earlier ones in schedule order, so moduleStart[1..] is no multiset invariant any more.
       .map(([ids, s, nMax]) => countCase(`fast-check, n=${ids.length}, ${s.grid}×${s.block}, nMax=${Math.max(nMax, ids.length)}`, Uint16Array.from(ids), s.grid, s.block, Math.max(nMax, ids.length))),
     reference: countReference,
+  },
+  stsCountChannels: {
+    cases: stsCases(stsCountCase),
+    arbitrary: arbitraryDigis.map(([n, k, seed, s]) => stsCountCase(`fast-check, n=${n}, ${k} channels, ${s.grid}×${s.block}`, stsDigis(n, k, 0.02, seed), k, s.grid, s.block)),
+    reference: stsCountReference,
+  },
+  stsScatterAtomic: {
+    cases: stsCases(stsScatterCase),
+    arbitrary: arbitraryDigis.map(([n, k, seed, s]) => stsScatterCase(`fast-check, n=${n}, ${k} channels, ${s.grid}×${s.block}`, stsDigis(n, k, 0.02, seed), k, s.grid, s.block)),
+    reference: stsScatterReference,
   },
 };
 
@@ -231,10 +313,10 @@ function difference(x: Uint8Array, y: Uint8Array, elemBytes: number): string | u
   return undefined;
 }
 
-/** The elements of `b` (each `elemBytes` long) from element `from` on, sorted: a multiset. */
-function multiset(b: Uint8Array, elemBytes: number, from: number): string[] {
+/** The items of `b` (each `itemBytes` long) from byte `start` on, sorted: a multiset. */
+function multiset(b: Uint8Array, itemBytes: number, start: number): string[] {
   const out: string[] = [];
-  for (let e = from * elemBytes; e < b.length; e += elemBytes) out.push(Buffer.from(b.subarray(e, e + elemBytes)).toString('hex'));
+  for (let e = start; e < b.length; e += itemBytes) out.push(Buffer.from(b.subarray(e, e + itemBytes)).toString('hex'));
   return out.sort();
 }
 
@@ -250,7 +332,8 @@ function differences(kernel: Kernel, x: Outputs, y: Outputs): string[] {
     const exact = free ? [x[p.name]!.subarray(0, free.from * size), y[p.name]!.subarray(0, free.from * size)] : [x[p.name]!, y[p.name]!];
     const d = difference(exact[0]!, exact[1]!, size);
     if (d !== undefined) out.push(`${p.name}: ${d}`);
-    if (free && JSON.stringify(multiset(x[p.name]!, size, free.from)) !== JSON.stringify(multiset(y[p.name]!, size, free.from))) {
+    const item = size * (free?.itemElements ?? 1);
+    if (free && JSON.stringify(multiset(x[p.name]!, item, free.from * size)) !== JSON.stringify(multiset(y[p.name]!, item, free.from * size))) {
       out.push(`${p.name}[${free.from}..]: different multisets`);
     }
   }
@@ -283,7 +366,7 @@ describe('the declared specializations', () => {
     for (const k of handWritten) {
       expect(k.specializes?.generic, `${k.name}: has a generic form in the shipped module, so must declare it`).toBe(mod.kernels[k.name] ? k.name : undefined);
     }
-    expect(specializations.map((k) => k.name).sort()).toEqual(['countModules', 'vecMax', 'vecMin', 'vecSum']);
+    expect(specializations.map((k) => k.name).sort()).toEqual(['countModules', 'stsCountChannels', 'stsScatterAtomic', 'vecMax', 'vecMin', 'vecSum']);
   });
 
   it.each(specializations.map((k) => [k.name, k] as const))('%s names a generic kernel with the same parameters', (_, k) => {

@@ -121,27 +121,17 @@ export function petFillData(nextIndex: i32[], arrayLength: u32, newLength: u32[]
 
 // ---- seed 004: CBM STS counting sort scatter --------------------------------------------------
 
-/** As the seed: out[atomicAdd(&prefix[channel], 1)] = time; the order inside a channel is the atomics' order. */
-export function stsScatter(channel: i32[], time: u32[], prefix: i32[], out: u32[], n: i32): void {
-  const i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const pos = atomicAdd(prefix, channel[i], 1);
-  out[pos] = time[i];
-}
+// The sort's own count and scatter are kernels/sts/atomicSort.ts (the corpus runs them).
 
-/** Racy: the insertion position bumped by a plain read-modify-write. */
-export function stsScatterPlain(channel: i32[], time: u32[], prefix: i32[], out: u32[], n: i32): void {
+/** Racy: stsScatterAtomic with the insertion position bumped by a plain read-modify-write. */
+export function stsScatterPlain(digis: u32[], out: u32[], offsets: u32[], n: i32, nChannels: u32): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const pos = prefix[channel[i]];
-  prefix[channel[i]] = pos + 1;
-  out[pos] = time[i];
-}
-
-/** Race-free: step 1 of the sort, digis per channel by atomicAdd (order-free). */
-export function stsCount(channel: i32[], counts: i32[], n: i32): void {
-  const i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) atomicAdd(counts, channel[i], 1);
+  if (i >= n || digis[2 * i] >= nChannels) return;
+  const c = digis[2 * i];
+  const pos = offsets[c];
+  offsets[c] = pos + 1;
+  out[2 * pos] = c;
+  out[2 * pos + 1] = digis[2 * i + 1];
 }
 
 /** Race-free: the seed's alternative, thread c owns channel c and scans every digi in order (stable). */

@@ -4,14 +4,22 @@ import { defineKernel } from '../kernel.js';
 
 // The device-wide exclusive scan the sorts use is simt's one scan: kernels/primitives/scan.ts.
 
-/** Talk's countKernel: atomicAdd(&counts[channel], 1), grid-stride; bad[0] = min bad index. */
+/**
+ * Talk's countKernel: atomicAdd(&counts[channel], 1), grid-stride; bad[0] = min bad index. A
+ * declared specialization of the generic kernel of kernels/sts/atomicSort.ts (a run of equal
+ * channels among a block's consecutive threads takes one atomicAdd).
+ */
 export const stsCountChannels = defineKernel('stsCountChannels', {
   digis: 'u32[]', counts: 'u32[]', n: 'i32', nChannels: 'u32', bad: 'u32[]',
-});
-/** Talk's parallel scatter: out[atomicAdd(&offsets[channel], 1)] = digi. Order in a channel is schedule dependent. */
+}, { specializes: { generic: 'stsCountChannels' } });
+/**
+ * Talk's parallel scatter: out[atomicAdd(&offsets[channel], 1)] = digi. Order in a channel is
+ * schedule dependent: a declared specialization of kernels/sts/atomicSort.ts's, whose `out` is
+ * compared as a multiset of digis (2 words each).
+ */
 export const stsScatterAtomic = defineKernel('stsScatterAtomic', {
   digis: 'u32[]', out: 'u32[]', offsets: 'u32[]', n: 'i32', nChannels: 'u32',
-});
+}, { specializes: { generic: 'stsScatterAtomic', orderFree: [{ param: 'out', from: 0, itemElements: 2 }] } });
 /** Global thread g of P counts its chunk; layout 0: hist[c·P+g], 1: hist[g·k+c]. hist zeroed. */
 export const stsCountChunks = defineKernel('stsCountChunks', {
   digis: 'u32[]', hist: 'u32[]', n: 'i32', nChannels: 'u32', bad: 'u32[]', layout: 'i32',

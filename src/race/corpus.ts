@@ -66,6 +66,8 @@ const stsPrefix = ((): number[] => {
   for (const c of counts) { p.push(acc); acc += c; }
   return p;
 })();
+/** The same digis as (channel, time) word pairs, as the STS sort's kernels take them. */
+const stsDigis = stsChannel.flatMap((c, k) => [c, stsTime[k]!]);
 const nextIndex = range(150, (k) => (k % 3 === 2 ? -1 : k));
 const vals = (n: number): number[] => range(n, (k) => ((k * 7) % 11) - 3);
 
@@ -103,18 +105,18 @@ export const corpus: RaceJob<Inputs>[] = [
   }),
   job({
     name: 'stsAtomicScatter', seed: '004', racy: true, expect: ['atomic-order-output'],
-    summary: 'CBM STS counting sort: output[atomicAdd(&prefix[channel], 1)] = time',
+    summary: 'CBM STS counting sort: output[atomicAdd(&prefix[channel], 1)] = digi (the sort\'s own stsScatterAtomic)',
     note: 'no data race, but the digis of one channel land in atomics order: the per-channel time order is lost unless a later sort restores it',
-    buffers: { channel: ['i32', stsChannel], time: ['u32', stsTime], prefix: ['i32', stsPrefix], out: ['u32', 16] },
-    launches: [{ kernel: 'stsScatter', grid: 2, block: 8, args: ['channel', 'time', 'prefix', 'out', 16] }],
+    buffers: { digis: ['u32', stsDigis], out: ['u32', 32], offsets: ['u32', stsPrefix] },
+    launches: [{ kernel: 'stsScatterAtomic', grid: 2, block: 8, args: ['digis', 'out', 'offsets', 16, 4] }],
     outputs: ['out'],
   }),
   job({
     name: 'stsPlainScatter', seed: '004', racy: true,
     summary: 'STS scatter with a plain increment of the channel\'s insertion point',
-    buffers: { channel: ['i32', stsChannel], time: ['u32', stsTime], prefix: ['i32', stsPrefix], out: ['u32', 16] },
-    launches: [{ kernel: 'stsScatterPlain', grid: 2, block: 8, args: ['channel', 'time', 'prefix', 'out', 16] }],
-    outputs: ['out', 'prefix'],
+    buffers: { digis: ['u32', stsDigis], out: ['u32', 32], offsets: ['u32', stsPrefix] },
+    launches: [{ kernel: 'stsScatterPlain', grid: 2, block: 8, args: ['digis', 'out', 'offsets', 16, 4] }],
+    outputs: ['out', 'offsets'],
   }),
   job({
     name: 'lostUpdate', racy: true, summary: 'counter++ by 8 threads of 2 blocks, non-atomic',
@@ -213,9 +215,9 @@ export const corpus: RaceJob<Inputs>[] = [
     outputs: ['newLength', 'scanId', 'globalLen'],
   }),
   job({
-    name: 'stsCount', seed: '004', racy: false, summary: 'STS step 1: digis per channel by atomicAdd',
-    buffers: { channel: ['i32', stsChannel], counts: ['i32', 4] },
-    launches: [{ kernel: 'stsCount', grid: 2, block: 8, args: ['channel', 'counts', 16] }], outputs: ['counts'],
+    name: 'stsCount', seed: '004', racy: false, summary: 'STS step 1: digis per channel by atomicAdd (the sort\'s own stsCountChannels)',
+    buffers: { digis: ['u32', stsDigis], counts: ['u32', 4], bad: ['u32', [0xffffffff]] },
+    launches: [{ kernel: 'stsCountChannels', grid: 2, block: 8, args: ['digis', 'counts', 16, 4, 'bad'] }], outputs: ['counts', 'bad'],
   }),
   job({
     name: 'stsOwnerScatter', seed: '004', racy: false, summary: 'STS scatter where thread c owns channel c (the seed\'s alternative): stable',
