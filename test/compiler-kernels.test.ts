@@ -1,25 +1,18 @@
 // Kernels compiled from per-thread sources (test/kernels/language.ts) against TS references,
 // on every backend from one table: `wasm` (2 workers), `serial` under several seeds, and the
 // fine-grained form the race tools run (one emulated thread at a time, in order).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
-import type { Device } from '../src/device.js';
+import type { DimLike } from '../src/dims.js';
 import { KernelError } from '../src/errors.js';
-import { InOrderChooser, RaceSession, type RaceReport } from '../src/race/index.js';
-import { testDevice, rng } from './helpers.js';
+import { compiledBackends, onCompiledBackend, rng } from './helpers.js';
 
 let mod: KernelModule;
 beforeAll(async () => { mod = await compileKernelFiles(['test/kernels/language.ts']); });
 
-const BACKENDS = [
-  { name: 'wasm', options: { backend: 'wasm' as const, workers: 2 } },
-  { name: 'serial seed 1', options: { backend: 'serial' as const, seed: 1 } },
-  { name: 'serial seed 2', options: { backend: 'serial' as const, seed: 2 } },
-  { name: 'serial seed 99', options: { backend: 'serial' as const, seed: 99 } },
-  { name: 'the fine-grained form (race tools)', fine: true, options: { backend: 'serial' as const, seed: 1 } },
-];
+const BACKENDS = compiledBackends([1, 2, 99]);
 
 /** The 1-based line of test/kernels/language.ts holding `text` (report locations name it). */
 const languageLine = (text: string): number => readFileSync('test/kernels/language.ts', 'utf8').split('\n').findIndex((l) => l.includes(text)) + 1;
@@ -28,37 +21,15 @@ const ints = (n: number, seed: number, lo = -50, hi = 50): Int32Array => { const
 
 for (const b of BACKENDS) {
   describe(`compiled kernels on ${b.name}`, async () => {
-    let dev: Device;
-    let session: RaceSession | undefined;
-    /** The fine-grained form's reports of the last launch (barrier divergence is a report there, not a trap). */
-    let reports: RaceReport[] = [];
-    beforeAll(async () => {
-      if ('fine' in b) {
-        session = await RaceSession.open();
-        dev = session.device;
-        await session.runner.load(mod);
-      } else {
-        dev = await testDevice({ ...b.options, memoryBytes: 64 << 20 });
-        await dev.load(mod);
-      }
-    });
-    afterAll(async () => { await session?.close(); });
-
-    async function run(kernel: string, grid: number | { x: number; y?: number; z?: number }, block: number | { x: number; y?: number; z?: number }, args: unknown[], sharedBytes = 0) {
-      if (session) {
-        reports = [];
-        session.runner.run({ kernel: mod.kernels[kernel]!, grid, block, sharedBytes, args: args as never }, { chooser: new InOrderChooser(), detect: false, decisions: [], reports });
-        return;
-      }
-      return dev.launch(mod.kernels[kernel]!, { grid, block, sharedBytes }, args as never);
-    }
+    const be = onCompiledBackend(b, () => mod);
+    const run = (kernel: string, grid: DimLike, block: DimLike, args: unknown[], sharedBytes = 0) => be.launch(kernel, grid, block, args, sharedBytes);
 
     for (const [n, block] of [[1, 1], [31, 32], [100, 64], [1000, 256], [1025, 1024], [777, 96]] as const) {
       it(`reverseBlock: n=${n}, block=${block}`, async () => {
         const a = ints(n, n);
         const grid = Math.max(1, Math.ceil(n / block));
-        const A = await dev.upload('i32', a);
-        const O = dev.alloc('i32', n); await O.fill(-7);
+        const A = await be.dev.upload('i32', a);
+        const O = be.dev.alloc('i32', n); await O.fill(-7);
         await run('reverseBlock', grid, block, [A, O, n], 4 * block);
         const out = await O.read();
         const ref = new Int32Array(n).fill(-7);
@@ -69,8 +40,8 @@ for (const b of BACKENDS) {
       it(`blockScan and earlyExit: n=${n}, block=${block}`, async () => {
         const a = ints(n, n + 3, 0, 9);
         const grid = Math.max(1, Math.ceil(n / block));
-        const A = await dev.upload('i32', a);
-        const O = dev.alloc('i32', n);
+        const A = await be.dev.upload('i32', a);
+        const O = be.dev.alloc('i32', n);
         await run('blockScan', grid, block, [A, O, n]);
         const ref = new Int32Array(n);
         for (let g = 0; g < n; g++) ref[g] = (g % block === 0 ? 0 : ref[g - 1]!) + a[g]!;
@@ -83,7 +54,7 @@ for (const b of BACKENDS) {
     it('a barrier under a uniform if, and returns after the last barrier', async () => {
       const n = 1000, block = 128, grid = 8;
       const a = ints(n, 5);
-      const A = await dev.upload('i32', a); const O = dev.alloc('i32', n);
+      const A = await be.dev.upload('i32', a); const O = be.dev.alloc('i32', n);
       await run('uniformIf', grid, block, [A, O, n]);
       const ref = new Int32Array(n);
       for (let g = 0; g < n; g++) {
@@ -97,7 +68,7 @@ for (const b of BACKENDS) {
     for (const [bx, by, bz] of [[4, 3, 2], [32, 8, 1], [7, 5, 3], [1, 1, 64]] as const) {
       it(`2-D/3-D block ${bx}×${by}×${bz} on a 2×3×1 grid`, async () => {
         const nt = bx * by * bz, blocks = 6;
-        const O = dev.alloc('i32', nt * blocks);
+        const O = be.dev.alloc('i32', nt * blocks);
         await run('dims3', { x: 2, y: 3, z: 1 }, { x: bx, y: by, z: bz }, [O]);
         const out = await O.read();
         for (let blk = 0; blk < blocks; blk++) for (let lin = 0; lin < nt; lin++) {
@@ -113,7 +84,7 @@ for (const b of BACKENDS) {
       const a = ints(block * grid, 8, -3, 3);
       a.fill(1, 2 * block, 3 * block);          // block 2: all true
       a.fill(0, 3 * block, 4 * block);          // block 3: none
-      const A = await dev.upload('i32', a); const O = dev.alloc('i32', grid * 3);
+      const A = await be.dev.upload('i32', a); const O = be.dev.alloc('i32', grid * 3);
       await run('predicates', grid, block, [A, O]);
       const out = await O.read();
       for (let bi = 0; bi < grid; bi++) {
@@ -126,7 +97,7 @@ for (const b of BACKENDS) {
       it(`shuffle op ${op} delta ${delta} width ${width} (block of 80: a partial warp)`, async () => {
         const block = 80, grid = 2, n = block * grid;
         const a = ints(n, op * 10 + delta, -1000, 1000);
-        const A = await dev.upload('i32', a); const O = dev.alloc('i32', n);
+        const A = await be.dev.upload('i32', a); const O = be.dev.alloc('i32', n);
         await run('shuffles', grid, block, [A, O, op, delta, width]);
         const out = await O.read();
         for (let g = 0; g < n; g++) {
@@ -147,7 +118,7 @@ for (const b of BACKENDS) {
       it(`votes with mask ${mask.toString(16)} (block of 48: a partial warp)`, async () => {
         const block = 48, grid = 3, n = block * grid;
         const a = ints(n, mask % 1000, 0, 5);
-        const A = await dev.upload('i32', a); const O = dev.alloc('u32', 4 * n);
+        const A = await be.dev.upload('i32', a); const O = be.dev.alloc('u32', 4 * n);
         await run('votes', grid, block, [A, O, mask]);
         const out = await O.read();
         for (let g = 0; g < n; g++) {
@@ -165,7 +136,7 @@ for (const b of BACKENDS) {
       const n = 1000, block = 128, grid = Math.ceil(n / block);
       const r = rng(4);
       const a = Float64Array.from({ length: n }, () => Math.round((r() - 0.5) * 1e6) / 64);
-      const A = await dev.upload('f64', a); const O = dev.alloc('f64', grid * block / 32);
+      const A = await be.dev.upload('f64', a); const O = be.dev.alloc('f64', grid * block / 32);
       await run('warpSum', grid, block, [A, O, n]);
       const out = await O.read();
       for (let w = 0; w < out.length; w++) {
@@ -177,9 +148,9 @@ for (const b of BACKENDS) {
     it('atomics on shared and global arrays (atomicInc wraps)', async () => {
       const block = 64, grid = 10, n = block * grid;
       const a = ints(n, 9, -100, 100);
-      const A = await dev.upload('i32', a);
-      const S = await dev.upload('i32', [0, -2147483648, 2147483647, 0, 0]);
-      const C = await dev.upload('u32', [0]);
+      const A = await be.dev.upload('i32', a);
+      const S = await be.dev.upload('i32', [0, -2147483648, 2147483647, 0, 0]);
+      const C = await be.dev.upload('u32', [0]);
       await run('atomics', grid, block, [A, S, C, 100]);
       const s = await S.read();
       const sum = a.reduce((x, y) => x + y, 0);
@@ -192,27 +163,27 @@ for (const b of BACKENDS) {
       const n = 10_007;
       const r = rng(12);
       const x = Float32Array.from({ length: n }, () => r()), y = Float32Array.from({ length: n }, () => r());
-      const X = await dev.upload('f32', x); const Y = await dev.upload('f32', y);
+      const X = await be.dev.upload('f32', x); const Y = await be.dev.upload('f32', y);
       await run('axpy', 7, 96, [2.5, X, Y, n]);
       const out = await Y.read();
       for (let i = 0; i < n; i++) expect(out[i]).toBe(Math.fround(Math.fround(2.5 * x[i]!) + y[i]!));
     });
 
     it('a loop with a barrier whose per-thread condition agrees across the block', async () => {
-      const O = dev.alloc('i32', 3 * 64);
+      const O = be.dev.alloc('i32', 3 * 64);
       await run('perThreadUniformLoop', 3, 64, [O, 5]);
       expect(Array.from(await O.read())).toEqual(new Array(3 * 64).fill(5));
     });
 
     it('a barrier in a loop whose condition differs between threads traps as a divergent barrier', async () => {
-      const O = dev.alloc('i32', 64);
-      const T = await dev.upload('i32', [0]);
+      const O = be.dev.alloc('i32', 64);
+      const T = await be.dev.upload('i32', [0]);
       const p = run('divergentLoop', 1, 64, [O, T]);
-      if (session) {
+      if (b.fine) {
         // The race tools run it through (a thread that left does not hold a barrier, as on
         // Volta) and report the divergence at the barrier's source line.
         await p;
-        const d = reports.find((r) => r.kind === 'barrier-divergence');
+        const d = be.reports.find((r) => r.kind === 'barrier-divergence');
         expect(d?.first?.location).toMatch(/language\.ts:176:\d+/);
         expect(d?.message).toMatch(/exited without reaching it/);
       } else {
@@ -225,16 +196,16 @@ for (const b of BACKENDS) {
     });
 
     it('an index outside its array traps naming kernel, array, index, block and thread', async () => {
-      const A = await dev.upload('i32', ints(100, 1));
-      const O = dev.alloc('i32', 10);
+      const A = await be.dev.upload('i32', ints(100, 1));
+      const O = be.dev.alloc('i32', 10);
       const p = run('reverseBlock', 4, 32, [A, O, 100], 128);
       await expect(p).rejects.toThrow(KernelError);
       await expect(p).rejects.toThrow(/kernel reverseBlock trapped in block \(\d, 0, 0\): index \d+ is out of bounds of 'out' \(length 10\) in thread \(\d+, 0, 0\) at test\/kernels\/language\.ts:17:/);
     });
 
     it('a trap names the thread that made the access (index = block · 32 + thread)', async () => {
-      const A = await dev.upload('i32', ints(100, 1));
-      const O = dev.alloc('i32', 10);
+      const A = await be.dev.upload('i32', ints(100, 1));
+      const O = be.dev.alloc('i32', 10);
       const e = await run('reverseBlock', 4, 32, [A, O, 100], 128).then(() => undefined, (x: unknown) => x as Error);
       const m = /block \((\d), 0, 0\): index (\d+) is out of bounds .* in thread \((\d+), 0, 0\)/.exec(e?.message ?? '');
       expect(m, e?.message).not.toBeNull();
@@ -244,8 +215,8 @@ for (const b of BACKENDS) {
     for (const [n, grid, block] of [[0, 1, 32], [1, 1, 1], [1000, 3, 128], [4099, 2, 256]] as const) {
       it(`grid-stride loops (for and while): n=${n}, grid=${grid}, block=${block}`, async () => {
         const a = ints(n, n + 1);
-        const A = await dev.upload('i32', a);
-        const O = dev.alloc('i32', n);
+        const A = await be.dev.upload('i32', a);
+        const O = be.dev.alloc('i32', n);
         await run('gridStrideCopy', grid, block, [A, O, n]);
         expect(Array.from(await O.read())).toEqual(Array.from(a, (x) => x * 2 + 1));
       });
@@ -255,9 +226,9 @@ for (const b of BACKENDS) {
     for (const [n, grid, bx, by] of [[0, 1, 32, 1], [1, 1, 1, 1], [5000, 2, 64, 1], [9999, 3, 32, 2], [70000, 2, 256, 1]] as const) {
       it(`grid-stride loops carrying values, continue, return: n=${n}, grid=${grid}, block=${bx}x${by}`, async () => {
         const a = ints(n, n + 5);
-        const A = await dev.upload('i32', a);
+        const A = await be.dev.upload('i32', a);
         const threads = grid * bx * by;
-        const O = dev.alloc('i32', 4 * threads);
+        const O = be.dev.alloc('i32', 4 * threads);
         await run('gridStrideCarry', grid, { x: bx, y: by }, [A, O, n]);
         const ref = new Int32Array(4 * threads);
         const stride = grid * bx;
@@ -270,7 +241,7 @@ for (const b of BACKENDS) {
         }
         expect(Array.from(await O.read())).toEqual(Array.from(ref));
         const stop = n > 0 ? a[Math.floor(n * 0.6)]! : 0;
-        const E = dev.alloc('i32', threads); await E.fill(-12345);
+        const E = be.dev.alloc('i32', threads); await E.fill(-12345);
         await run('gridStrideExit', grid, bx, [A, E, n, stop]);
         const refE = new Int32Array(grid * bx);
         for (let g = 0; g < grid * bx; g++) {
@@ -283,11 +254,11 @@ for (const b of BACKENDS) {
     }
 
     it('a grid-stride loop running past an array traps', async () => {
-      const A = await dev.upload('i32', ints(100, 2));
-      const O = dev.alloc('i32', 60);
+      const A = await be.dev.upload('i32', ints(100, 2));
+      const O = be.dev.alloc('i32', 60);
       const p = run('gridStrideCopy', 2, 32, [A, O, 100]);
       await expect(p).rejects.toThrow(/index (6\d|[7-9]\d) is out of bounds of 'out' \(length 60\)/);
-      const B = dev.alloc('i32', 100);
+      const B = be.dev.alloc('i32', 100);
       const q = run('gridStrideCopy', 2, 32, [O, B, 100]);
       await expect(q).rejects.toThrow(/is out of bounds of 'a' \(length 60\)/);
     });
@@ -295,8 +266,8 @@ for (const b of BACKENDS) {
     for (const [n, grid, block] of [[1, 1, 32], [100, 2, 64], [1000, 4, 256], [3000, 3, 1024]] as const) {
       it(`device functions with barriers, shuffles and __shared__ (inlined): n=${n}, grid=${grid}, block=${block}`, async () => {
         const a = ints(n, n + 7);
-        const A = await dev.upload('i32', a);
-        const O = dev.alloc('i32', grid * block);
+        const A = await be.dev.upload('i32', a);
+        const O = be.dev.alloc('i32', grid * block);
         await run('deviceBarriers', grid, block, [A, O, n]);
         const ref = new Int32Array(grid * block);
         for (let b = 0; b < grid; b++) {
@@ -312,8 +283,8 @@ for (const b of BACKENDS) {
     for (const [n, grid, block] of [[1, 1, 32], [200, 2, 64], [1000, 3, 256], [3000, 2, 1024]] as const) {
       it(`warp operations under warp-uniform conditions: n=${n}, grid=${grid}, block=${block}`, async () => {
         const a = ints(n, n + 9);
-        const A = await dev.upload('i32', a);
-        const O = dev.alloc('i32', grid * block);
+        const A = await be.dev.upload('i32', a);
+        const O = be.dev.alloc('i32', grid * block);
         await run('warpUniformIf', grid, block, [A, O, n]);
         const ref = new Int32Array(grid * block);
         for (let b = 0; b < grid; b++) {
@@ -329,13 +300,13 @@ for (const b of BACKENDS) {
     }
 
     it('a warp operation under a condition that differs inside a warp is a divergent warp operation', async () => {
-      const O = dev.alloc('i32', 64);
+      const O = be.dev.alloc('i32', 64);
       const p = run('warpDivergentIf', 1, 64, [O]);
-      if (session) {
+      if (b.fine) {
         // The race tools run it through: lanes 5..31 never reach the full-mask shuffle lanes 0..4
         // wait at (they finish first), reported at the shuffle's line with the lanes missing.
         await p;
-        const d = reports.filter((r) => r.kind === 'warp-divergence');
+        const d = be.reports.filter((r) => r.kind === 'warp-divergence');
         expect(d).toHaveLength(1);
         const line = languageLine('if (threadIdx.x < 5) v = __shfl_xor_sync(0xffffffff, v, 1);');
         expect(d[0]!.first?.location).toMatch(new RegExp(`language\\.ts:${line}:\\d+`));
@@ -361,8 +332,8 @@ for (const b of BACKENDS) {
     for (const [n, grid, block] of [[1, 1, 1], [300, 2, 64], [1000, 3, 128], [4096, 4, 256], [5, 1, 32]] as const) {
       it(`float min/max shapes (branch-free in the block form): n=${n}, grid=${grid}, block=${block}`, async () => {
         const a = Float32Array.from(floats(n, n + 11));
-        const A = await dev.upload('f32', a);
-        const O = dev.alloc('f32', grid * block * 7);
+        const A = await be.dev.upload('f32', a);
+        const O = be.dev.alloc('f32', grid * block * 7);
         await run('floatMinMax', grid, block, [A, O, n]);
         const ref = new Float32Array(grid * block * 7);
         for (let b = 0; b < grid; b++) {
@@ -383,8 +354,8 @@ for (const b of BACKENDS) {
         }
         same(await O.read(), ref);
         const d = Float64Array.from(floats(n, n + 5));
-        const D = await dev.upload('f64', d);
-        const P = dev.alloc('f64', grid * block * 2);
+        const D = await be.dev.upload('f64', d);
+        const P = be.dev.alloc('f64', grid * block * 2);
         await run('doubleMinMax', grid, block, [D, P, n]);
         const refD = new Float64Array(grid * block * 2);
         for (let g = 0; g < grid * block; g++) {

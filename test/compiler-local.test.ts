@@ -2,25 +2,20 @@
 // private per thread, alive across barriers, bounds-checked, on `wasm`, `serial` under several
 // seeds and the fine-grained form the race tools run, against TS references; the launch
 // limit they share with the context slots; what the compiler rejects.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { compileKernelFiles, compileKernels, KernelCompileError } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import type { Device } from '../src/device.js';
 import { KernelError, LaunchConfigError } from '../src/errors.js';
-import { defineJob, InOrderChooser, RaceSession, racecheck, replay, type RaceReport } from '../src/race/index.js';
-import { testDevice, rng } from './helpers.js';
+import { defineJob, racecheck, replay } from '../src/race/index.js';
+import { compiledBackends, onCompiledBackend, testDevice, rng } from './helpers.js';
 
 const FILE = 'test/kernels/local.ts';
 let mod: KernelModule;
 beforeAll(async () => { mod = await compileKernelFiles([FILE]); });
 
-const BACKENDS = [
-  { name: 'wasm', options: { backend: 'wasm' as const, workers: 2 } },
-  { name: 'serial seed 1', options: { backend: 'serial' as const, seed: 1 } },
-  { name: 'serial seed 7', options: { backend: 'serial' as const, seed: 7 } },
-  { name: 'the fine-grained form (race tools)', fine: true, options: { backend: 'serial' as const, seed: 1 } },
-];
+const BACKENDS = compiledBackends([1, 7]);
 
 const floats = (n: number, seed: number): Float32Array => { const r = rng(seed); return Float32Array.from({ length: n }, () => Math.round((r() * 200 - 100) * 4) / 4); };
 const ints = (n: number, seed: number): Int32Array => { const r = rng(seed); return Int32Array.from({ length: n }, () => Math.floor(r() * 2001) - 1000); };
@@ -42,36 +37,19 @@ function neighbourAddRef(x: Float32Array, threads: number): { out: Float32Array;
 
 for (const b of BACKENDS) {
   describe(`__local__ arrays on ${b.name}`, () => {
-    let dev: Device;
-    let session: RaceSession | undefined;
-    beforeAll(async () => {
-      if ('fine' in b) {
-        session = await RaceSession.open();
-        dev = session.device;
-        await session.runner.load(mod);
-      } else {
-        dev = await testDevice({ ...b.options, memoryBytes: 64 << 20 });
-        await dev.load(mod);
-      }
-    });
-    afterAll(async () => { await session?.close(); });
+    const be = onCompiledBackend(b, () => mod);
 
     async function run(kernel: string, grid: number, block: number | { x: number; y: number }, args: unknown[], sharedBytes = 0): Promise<void> {
-      if (session) {
-        const reports: RaceReport[] = [];
-        session.runner.run({ kernel: mod.kernels[kernel]!, grid, block, sharedBytes, args: args as never }, { chooser: new InOrderChooser(), detect: true, decisions: [], reports });
-        // Private memory: never a race, whatever the threads do with it.
-        expect(reports.filter((r) => r.kind === 'data-race' || r.kind === 'warp-sync-hazard')).toEqual([]);
-        return;
-      }
-      await dev.launch(mod.kernels[kernel]!, { grid, block, sharedBytes }, args as never);
+      await be.launch(kernel, grid, block, args, sharedBytes, true);
+      // Private memory: never a race, whatever the threads do with it (the fine form detects; the others report nothing).
+      expect(be.reports.filter((r) => r.kind === 'data-race' || r.kind === 'warp-sync-hazard')).toEqual([]);
     }
 
     it.each([[1, 1], [3, 32], [2, 100], [5, 64]])('sortEight: grid %i × block %i sorts each thread\'s 8 values', async (grid, block) => {
       const n = grid * block * 8 - (block > 1 ? 8 : 0); // the last thread has no values when block > 1
       const x = ints(Math.max(n, 1), grid * 31 + block);
-      const input = await dev.upload('i32', x);
-      const out = dev.alloc('i32', Math.max(n, 1));
+      const input = await be.dev.upload('i32', x);
+      const out = be.dev.alloc('i32', Math.max(n, 1));
       await out.fill(0);
       await run('sortEight', grid, block, [input, out, n]);
       const got = await out.read();
@@ -82,9 +60,9 @@ for (const b of BACKENDS) {
     it.each([[1, 1], [3, 32], [2, 100]])('sortEightCalls: the local array passed to inlined device functions (grid %i × block %i)', async (grid, block) => {
       const n = grid * block * 8;
       const x = ints(n, grid * 7 + block);
-      const input = await dev.upload('i32', x);
-      const out = dev.alloc('i32', n);
-      const sums = dev.alloc('i32', grid * block);
+      const input = await be.dev.upload('i32', x);
+      const out = be.dev.alloc('i32', n);
+      const sums = be.dev.alloc('i32', grid * block);
       await run('sortEightCalls', grid, block, [input, out, sums, n]);
       const got = await out.read(), s = await sums.read();
       for (let g = 0; g < grid * block; g++) {
@@ -99,9 +77,9 @@ for (const b of BACKENDS) {
       const threads = block.x * block.y;
       const x = floats(4 * grid * threads, threads + grid);
       const ref = neighbourAddRef(x, threads);
-      const input = await dev.upload('f32', x);
-      const out = dev.alloc('f32', x.length);
-      const neg = dev.alloc('u16', grid * threads);
+      const input = await be.dev.upload('f32', x);
+      const out = be.dev.alloc('f32', x.length);
+      const neg = be.dev.alloc('u16', grid * threads);
       await run('neighbourAdd', grid, block, [input, out, neg], 4 * threads);
       expect(Array.from(await out.read())).toEqual(Array.from(ref.out));
       expect(Array.from(await neg.read())).toEqual(Array.from(ref.negatives));

@@ -1,6 +1,9 @@
 // Shared test plumbing: devices are created once per file (starting workers costs ~50 ms).
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createDevice, type Device, type DeviceOptions } from '../src/device.js';
+import type { DimLike } from '../src/dims.js';
+import type { KernelModule } from '../src/kernelModule.js';
+import { InOrderChooser, RaceSession, type RaceReport } from '../src/race/index.js';
 
 export async function testDevice(options: DeviceOptions = {}): Promise<Device> {
   const dev = await createDevice({ memoryBytes: 128 << 20, ...options });
@@ -32,4 +35,56 @@ export function withWasmAndWebGpu(setup: () => Promise<void>, devices: () => rea
   });
   beforeEach(() => { if (setupError !== undefined) throw setupError; });
   afterAll(async () => { for (const d of devices()) await d?.destroy(); });
+}
+
+/**
+ * The backends a compiled kernel is checked on, from one table: `wasm` (2 workers), `serial`
+ * under the given schedule seeds, and the fine-grained form the race tools run (one emulated
+ * thread at a time, in order).
+ */
+export function compiledBackends(serialSeeds: number[]): { name: string; fine?: true; options: DeviceOptions }[] {
+  return [
+    { name: 'wasm', options: { backend: 'wasm', workers: 2 } },
+    ...serialSeeds.map((seed) => ({ name: `serial seed ${seed}`, options: { backend: 'serial' as const, seed } })),
+    { name: 'the fine-grained form (race tools)', fine: true, options: { backend: 'serial', seed: 1 } },
+  ];
+}
+
+/** One backend of compiledBackends, set up for a describe block: its device with the module loaded, and one launch function for all. */
+export interface CompiledBackend {
+  readonly dev: Device;
+  /** The fine form's reports of the last launch (empty elsewhere). */
+  readonly reports: RaceReport[];
+  launch(kernel: string, grid: DimLike, block: DimLike, args: unknown[], sharedBytes?: number, detect?: boolean): Promise<unknown>;
+}
+
+/** Registers beforeAll/afterAll for backend `b` of compiledBackends with the module `mod()` (fine form: a race session's runner). */
+export function onCompiledBackend(b: { fine?: true; options: DeviceOptions }, mod: () => KernelModule): CompiledBackend {
+  let dev: Device;
+  let session: RaceSession | undefined;
+  let reports: RaceReport[] = [];
+  beforeAll(async () => {
+    if (b.fine) {
+      session = await RaceSession.open();
+      dev = session.device;
+      await session.runner.load(mod());
+    } else {
+      dev = await testDevice({ ...b.options, memoryBytes: 64 << 20 });
+      await dev.load(mod());
+    }
+  });
+  afterAll(async () => { await session?.close(); });
+  return {
+    get dev() { return dev; },
+    get reports() { return reports; },
+    async launch(kernel, grid, block, args, sharedBytes = 0, detect = false) {
+      const k = mod().kernels[kernel]!;
+      if (session) {
+        reports = [];
+        session.runner.run({ kernel: k, grid, block, sharedBytes, args: args as never }, { chooser: new InOrderChooser(), detect, decisions: [], reports });
+        return undefined;
+      }
+      return dev.launch(k, { grid, block, sharedBytes }, args as never);
+    },
+  };
 }
