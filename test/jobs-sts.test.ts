@@ -20,6 +20,8 @@ const SEED = D([[2, 12], [2, 14], [2, 22], [1, 8], [1, 12], [4, 2], [4, 14], [2,
 
 const arbDigis = fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 6 })), { maxLength: 60 }).map(D);
 
+// Fixture: generateStsDigis (Xoshiro128ss uniformInt draws). Nothing is pinned: the checks are
+// properties of the digis and comparisons with the reference sorts.
 describe('STS generator', () => {
   it('is deterministic, per-channel time ordered, channels interleaved in runs', () => {
     const a = generateStsDigis({ n: 5000, nChannels: 64, seed: 5 });
