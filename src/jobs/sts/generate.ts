@@ -51,7 +51,8 @@ export function generateStsDigis(options: StsGenerateOptions): StsDigis {
   const lastDense = dense ? new Float64Array(nChannels).fill(-1) : null;
   const lastSparse = dense ? null : new Map<number, number>();
   const perChannel = Math.max(1, n / Math.min(nChannels, Math.max(1, n)));
-  const meanGap = Math.max(1, Math.floor(span / perChannel));
+  // Gaps are uniform in [1, 2 * meanGap - 1]; at most 2^31 keeps that bound a uniformInt bound (<= 2^32).
+  const meanGap = Math.max(1, Math.min(2 ** 31, Math.floor(span / perChannel)));
   let k = 0;
   while (k < n) {
     const ch = rng.uniformInt(nChannels);
