@@ -55,7 +55,7 @@ describe('STS generator', () => {
     // one digi over the whole span: the mean gap is capped at 2^31 (a gap bound within 2^32)
     const lone = generateStsDigis({ n: 1, nChannels: 1, seed: 3, timeSpan: 2 ** 32 - 1 });
     expect(lone.time.length).toBe(1);
-    expect(lone.time[0]).toBeLessThan(2 ** 32 - 1); // a first time is 0 + a gap - 1, the gap < 2^32
+    expect(lone.time[0]).toBeLessThan(2 ** 32 - 1); // a first time is -1 + a gap, the gap <= 2^32 - 1
   });
   it('option errors are StsInputError', () => {
     expect(() => generateStsDigis({ n: -1, nChannels: 1, seed: 0 })).toThrow(StsInputError);
