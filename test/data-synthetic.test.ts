@@ -39,10 +39,10 @@ describe('random', () => {
     for (let i = 0; i < 1000; i++) expect(r.nextU32()).toBe(ref());
   });
 
-  it('uniformInt is exact floor(u * bound / 2^32) for large bounds', () => {
+  it('uniformInt is exact floor(u * bound / 2^32) for small and large bounds (both paths)', () => {
     const a = new Xoshiro128ss(9);
     const b = new Xoshiro128ss(9);
-    for (const bound of [1, 3, 1024, 50_000_000, 0xffffffff, 0x80000001]) {
+    for (const bound of [1, 3, 1024, 0x200000, 0x200001, 50_000_000, 0xffffffff, 0x80000001, 2 ** 32]) {
       for (let i = 0; i < 200; i++) {
         const u = BigInt(b.nextU32());
         const want = Number((u * BigInt(bound)) >> 32n);

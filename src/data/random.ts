@@ -121,11 +121,13 @@ export class Xoshiro128ss {
 
   /** Integer in `[0, bound)`, `1 <= bound <= 2^32`: exactly `floor(u * bound / 2^32)`. */
   uniformInt(bound: number): number {
-    if (!(bound >= 1 && bound <= 0x100000000) || !Number.isInteger(bound)) {
+    if (!(bound >= 1 && bound <= 0x100000000 && Math.floor(bound) === bound)) {
       throw new RandomArgumentError(`uniformInt: bound must be an integer in [1, 2^32], got ${bound}`);
     }
     const u = this.nextU32();
-    // u * bound can exceed 2^53; split u into 16-bit halves so every product is exact.
+    // Below 2^21, u * bound < 2^53 is exact and so is its scaling by 2^-32: one floor suffices.
+    if (bound <= 0x200000) return Math.floor(u * bound * 2.3283064365386963e-10);
+    // Otherwise u * bound can exceed 2^53; split u into 16-bit halves so every product is exact.
     const a = (u >>> 16) * bound;
     const b = (u & 0xffff) * bound;
     return Math.floor((a + Math.floor(b / 65536)) / 65536);
