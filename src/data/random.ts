@@ -1,8 +1,9 @@
 /**
- * simt's one family of seeded pseudo-random numbers. Every data generator in simt draws from
- * {@link Xoshiro128ss}: the benchmark inputs (`synthetic.ts`, shared bit for bit with the native C
- * references in `bench/native/simt_data.h`), the PET, STS and pixel job generators
- * (`src/jobs/{pet,sts,pixel}/generate.ts`) and the cross-check jobs' inputs (`src/crosscheck/jobs`).
+ * simt's one family of seeded pseudo-random numbers. Every seeded data generator of the library
+ * and its benchmarks draws from {@link Xoshiro128ss}: the benchmark inputs (`synthetic.ts`, shared
+ * bit for bit with the native C references in `bench/native/simt_data.h`), the PET, STS and pixel
+ * job generators (`src/jobs/{pet,sts,pixel}/generate.ts`) and the cross-check jobs' inputs
+ * (`src/crosscheck/jobs`); so does the tests' `rng` helper.
  *
  * The algorithm is fixed; every implementation must follow it exactly:
  *
@@ -37,8 +38,8 @@
  *      and the result is the same in JS, C (with or without FMA contraction) and wasm; it lies in
  *      `[-1000, 1000)`.
  *
- * 4. **Derived draws of the job generators** (TypeScript only; the C references read those jobs'
- *    inputs from files). In the order their draws are taken:
+ * 4. **Derived draws of the job generators** (TypeScript only: no C code takes them; the PET
+ *    native reference reads its generated frames from files):
  *    - `uniform()`: `u * 2^-32`, exact in f64, a value in `[0, 1)`. One draw.
  *    - `range(lo, hi)` (integers, `lo <= hi`, `hi - lo + 1 <= 2^32`): `lo + uniformInt(hi - lo + 1)`,
  *      a value in `[lo, hi]`. One draw.
