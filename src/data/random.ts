@@ -3,7 +3,7 @@
  * and its benchmarks draws from {@link Xoshiro128ss}: the benchmark inputs (`synthetic.ts`, shared
  * bit for bit with the native C references in `bench/native/simt_data.h`), the PET, STS and pixel
  * job generators (`src/jobs/{pet,sts,pixel}/generate.ts`) and the cross-check jobs' inputs
- * (`src/crosscheck/jobs`); so does the tests' `rng` helper.
+ * (`src/crosscheck/jobs`); so does the tests' `rng` (test/helpers.ts).
  *
  * The algorithm is fixed; every implementation must follow it exactly:
  *
