@@ -1,5 +1,5 @@
 // CMS pixel clustering: countModules + findClus + clusterChargeCut on the SoA store, on one
-// ~175k-digi event and on ~50M digis (copies of events back to back).
+// ~220k-digi event and on ~50M digis (copies of events back to back).
 import { createDevice } from '../src/device.js';
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import { clusterPixelStore, pixelClustering, uploadPixelStore } from '../src/jobs/pixel/run.js';
@@ -19,8 +19,8 @@ function repeatEvent(ev: Cols, copies: number): Cols {
 
 export const suite: BenchSuite = {
   name: 'pixel',
-  description: 'CMS pixel countModules + findClus + clusterChargeCut on the SiPixelDigisCUDASOAView store: one event (~175k digis) and 50M digis',
-  quickDescription: 'CMS pixel countModules + findClus + clusterChargeCut on the SiPixelDigisCUDASOAView store: one event (~175k digis)',
+  description: 'CMS pixel countModules + findClus + clusterChargeCut on the SiPixelDigisCUDASOAView store: one event (~220k digis) and 50M digis',
+  quickDescription: 'CMS pixel countModules + findClus + clusterChargeCut on the SiPixelDigisCUDASOAView store: one event (~220k digis)',
   async run(ctx) {
     const out: BenchRecord[] = [];
     const ev = generatePixelEvent({ seed: 1, activeModules: 1856, clustersPerModule: 24 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checksum32, seedState, Xoshiro128ss } from '../src/data/random.js';
+import { checksum32, RandomArgumentError, seedState, Xoshiro128ss } from '../src/data/random.js';
+import { SimtError } from '../src/errors.js';
 import { countModulesReference } from '../src/jobs/pixel/reference.js';
 import {
   INVALID_MODULE_ID,
@@ -11,11 +12,13 @@ import {
 import { buildNative, runNative } from '../bench/native/index.js';
 
 describe('random', () => {
+  // The one pinned fixture: splitmix64's first two outputs for seed 0, the published reference values.
   it('seeds with splitmix64 (reference outputs for seed 0)', () => {
     // splitmix64(0): 0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4
     expect(Array.from(seedState(0))).toEqual([0x7b1dcdaf, 0xe220a839, 0xa1b965f4, 0x6e789e6a]);
     expect(Array.from(seedState(2n ** 64n))).toEqual(Array.from(seedState(0)));
-    expect(() => seedState(-1)).toThrow(RangeError);
+    expect(() => seedState(-1)).toThrow(RandomArgumentError);
+    expect(() => new Xoshiro128ss(1.5)).toThrow(/seed must be a non-negative safe integer/);
   });
 
   it('xoshiro128** matches a straightforward uint32 implementation', () => {
@@ -36,16 +39,88 @@ describe('random', () => {
     for (let i = 0; i < 1000; i++) expect(r.nextU32()).toBe(ref());
   });
 
-  it('uniformInt is exact floor(u * bound / 2^32) for large bounds', () => {
+  it('uniformInt is exact floor(u * bound / 2^32) for small and large bounds (both paths)', () => {
     const a = new Xoshiro128ss(9);
     const b = new Xoshiro128ss(9);
-    for (const bound of [1, 3, 1024, 50_000_000, 0xffffffff, 0x80000001]) {
+    for (const bound of [1, 3, 1024, 0x200000, 0x200001, 50_000_000, 0xffffffff, 0x80000001, 2 ** 32]) {
       for (let i = 0; i < 200; i++) {
         const u = BigInt(b.nextU32());
         const want = Number((u * BigInt(bound)) >> 32n);
         expect(a.uniformInt(bound)).toBe(want);
       }
     }
+  });
+
+  it('uniformInt(2^32) is the raw draw; bad bounds are RandomArgumentErrors', () => {
+    const a = new Xoshiro128ss(4);
+    const b = new Xoshiro128ss(4);
+    for (let i = 0; i < 100; i++) expect(a.uniformInt(2 ** 32)).toBe(b.nextU32());
+    for (const bad of [0, 1.5, 2 ** 32 + 1, NaN]) expect(() => a.uniformInt(bad)).toThrow(RandomArgumentError);
+    expect(new RandomArgumentError('x')).toBeInstanceOf(SimtError);
+    expect(() => a.range(3, 2)).toThrow(/range: needs integers lo <= hi, got \[3, 2\]/);
+  });
+
+  it('uniformInt hits every value of a small bound', () => {
+    const r = new Xoshiro128ss(1);
+    const seen = new Set<number>();
+    for (let i = 0; i < 2000; i++) seen.add(r.uniformInt(7));
+    expect([...seen].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  // The job generators' draws (module comment, step 4), each against its definition computed
+  // from a twin stream's raw words.
+  it('uniform, range, bernoulli and exponential take one draw each, as specified', () => {
+    const a = new Xoshiro128ss(2024);
+    const b = new Xoshiro128ss(2024);
+    for (let i = 0; i < 500; i++) {
+      expect(a.uniform()).toBe(b.nextU32() / 2 ** 32);
+      const u = BigInt(b.nextU32());
+      expect(a.range(-3, 9)).toBe(-3 + Number((u * 13n) >> 32n));
+      const p = (i % 10) / 10;
+      expect(a.bernoulli(p)).toBe(b.nextU32() / 2 ** 32 < p);
+      expect(a.exponential(5)).toBe(-Math.log(1 - b.nextU32() / 2 ** 32) * 5);
+    }
+    expect(a.nextU32()).toBe(b.nextU32());
+  });
+
+  it('normal: Box–Muller pairs, two draws per pair, the second value returned by the next call', () => {
+    const a = new Xoshiro128ss(31);
+    const b = new Xoshiro128ss(31);
+    for (let i = 0; i < 200; i++) {
+      const u1 = 1 - b.nextU32() / 2 ** 32;
+      const u2 = b.nextU32() / 2 ** 32;
+      const r = Math.sqrt(-2 * Math.log(u1));
+      expect(a.normal()).toBe(r * Math.cos(2 * Math.PI * u2));
+      expect(a.normal()).toBe(r * Math.sin(2 * Math.PI * u2));
+    }
+    expect(a.nextU32()).toBe(b.nextU32());
+    // and it is a standard normal: mean ~0, variance ~1 over 100k values (5 sigma bounds)
+    const c = new Xoshiro128ss(5);
+    let sum = 0, sq = 0;
+    const n = 100_000;
+    for (let i = 0; i < n; i++) { const x = c.normal(); sum += x; sq += x * x; }
+    expect(Math.abs(sum / n)).toBeLessThan(5 / Math.sqrt(n));
+    expect(Math.abs(sq / n - 1)).toBeLessThan(5 * Math.sqrt(2 / n));
+  });
+
+  it('shuffle is Fisher–Yates on [lo, hi) with the specified draws, and leaves the rest alone', () => {
+    const a = new Xoshiro128ss(8);
+    const b = new Xoshiro128ss(8);
+    const arr = Array.from({ length: 20 }, (_, i) => i);
+    a.shuffle(arr, 3, 17);
+    const want = Array.from({ length: 20 }, (_, i) => i);
+    for (let i = 16; i > 3; i--) {
+      const j = 3 + Number((BigInt(b.nextU32()) * BigInt(i - 3 + 1)) >> 32n);
+      [want[i], want[j]] = [want[j]!, want[i]!];
+    }
+    expect(arr).toEqual(want);
+    expect(arr.slice(0, 3)).toEqual([0, 1, 2]);
+    expect(arr.slice(17)).toEqual([17, 18, 19]);
+    expect([...arr].sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(a.nextU32()).toBe(b.nextU32());
+    const typed = new Uint8Array([1, 2, 3, 4, 5]);
+    new Xoshiro128ss(1).shuffle(typed);
+    expect([...typed].sort()).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('fillF32 equals repeated uniformF32 draws', () => {
@@ -136,6 +211,10 @@ describe('moduleIdsForBench', () => {
   });
 });
 
+// Fixtures: randomF32 (uniformF32 draws), moduleIdsForBench and stsDigisForBench (uniformInt
+// draws), all on Xoshiro128ss (src/data/random.ts), which bench/native/simt_data.h re-implements.
+// No value is pinned: the C program's input checksums and results are compared with the
+// TypeScript generators' and references'.
 describe('native C generator agrees with TypeScript', () => {
   const build = buildNative();
   const N = 1 << 20;

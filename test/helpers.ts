@@ -4,6 +4,7 @@ import { createDevice, type Device, type DeviceOptions } from '../src/device.js'
 import type { DimLike } from '../src/dims.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import { InOrderChooser, RaceSession, type RaceReport } from '../src/race/index.js';
+import { Xoshiro128ss } from '../src/data/random.js';
 
 export async function testDevice(options: DeviceOptions = {}): Promise<Device> {
   const dev = await createDevice({ memoryBytes: 128 << 20, ...options });
@@ -11,16 +12,13 @@ export async function testDevice(options: DeviceOptions = {}): Promise<Device> {
   return dev;
 }
 
-/** A small deterministic generator for test data (mulberry32). */
+/**
+ * Test data: a function returning successive `uniform()` draws (floats in [0, 1)) of simt's one
+ * seeded generator, `Xoshiro128ss(seed >>> 0)` (src/data/random.ts).
+ */
 export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const g = new Xoshiro128ss(seed >>> 0);
+  return () => g.uniform();
 }
 
 /**

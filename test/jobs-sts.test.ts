@@ -20,6 +20,8 @@ const SEED = D([[2, 12], [2, 14], [2, 22], [1, 8], [1, 12], [4, 2], [4, 14], [2,
 
 const arbDigis = fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 6 })), { maxLength: 60 }).map(D);
 
+// Fixture: generateStsDigis (Xoshiro128ss uniformInt draws). Nothing is pinned: the checks are
+// properties of the digis and comparisons with the reference sorts.
 describe('STS generator', () => {
   it('is deterministic, per-channel time ordered, channels interleaved in runs', () => {
     const a = generateStsDigis({ n: 5000, nChannels: 64, seed: 5 });
@@ -50,6 +52,10 @@ describe('STS generator', () => {
       if (d.time[1] === 0xffffffff) saturated++;
     }
     expect(saturated).toBeGreaterThan(0);
+    // one digi over the whole span: the mean gap is capped at 2^31 (a gap bound within 2^32)
+    const lone = generateStsDigis({ n: 1, nChannels: 1, seed: 3, timeSpan: 2 ** 32 - 1 });
+    expect(lone.time.length).toBe(1);
+    expect(lone.time[0]).toBeLessThan(2 ** 32 - 1); // a first time is -1 + a gap, the gap <= 2^32 - 1
   });
   it('option errors are StsInputError', () => {
     expect(() => generateStsDigis({ n: -1, nChannels: 1, seed: 0 })).toThrow(StsInputError);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createDevice, type Device } from '../src/device.js';
+import { Xoshiro128ss } from '../src/data/random.js';
 import { fillDataDivergent, petCoinCount, petMergeBlocks, petMergeRanks, petPadSingles, petSortTiles, petSplitPairs, PET_SHAPES } from '../src/kernels/pet.js';
 import { blockScanSharedBytes } from '../src/kernels/primitives.js';
 
@@ -118,8 +119,8 @@ for (const backend of ['wasm', 'serial'] as const) {
     for (const [n, grid] of [[0, 1], [1, 1], [3, 1], [1000, 2], [70_001, 64], [70_001, 300]] as const) {
       it(`${n} pairs, grid ${grid}`, async () => {
         // Random words: every bit pattern is copied as is (NaN energies and times included).
-        let x = 12345 + n;
-        const words = Uint32Array.from({ length: 8 * n }, () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0));
+        const g = new Xoshiro128ss(12345 + n);
+        const words = Uint32Array.from({ length: 8 * n }, () => g.nextU32());
         const first = Uint32Array.from({ length: n }, (_, k) => 2 * k + (k % 3));
         const pairs = await dev.upload('u32', n ? words : new Uint32Array(8));
         const f = await dev.upload('u32', n ? first : new Uint32Array(1));

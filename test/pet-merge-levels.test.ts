@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createDevice, type Device } from '../src/device.js';
+import { Xoshiro128ss } from '../src/data/random.js';
 import { sortSinglesByTime } from '../src/jobs/pet/run.js';
 
 /** Index of the first differing word (-1: identical); cheaper than a deep equal on large arrays. */
@@ -36,13 +37,9 @@ async function sortBoth(dev: Device, words: Uint32Array, m: number, perPass: boo
 
 /** Nearly sorted like the convert output: blocks of `blk` consecutive times, shuffled inside each block. */
 function blocky(m: number, blk: number, seed: number, dup: number): Float64Array {
-  let s = seed >>> 0;
-  const rnd = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
+  const g = new Xoshiro128ss(seed);
   const t = Float64Array.from({ length: m }, (_, i) => Math.floor(i / dup));
-  for (let b0 = 0; b0 < m; b0 += blk) {
-    const e = Math.min(m, b0 + blk);
-    for (let i = e - 1; i > b0; i--) { const j = b0 + Math.floor(rnd() * (i - b0 + 1)); const x = t[i]!; t[i] = t[j]!; t[j] = x; }
-  }
+  for (let b0 = 0; b0 < m; b0 += blk) g.shuffle(t, b0, Math.min(m, b0 + blk));
   return t;
 }
 
@@ -72,8 +69,8 @@ describe('petMergeLevels (fused low merge passes on wasm)', () => {
 
   for (const m of [0, 1, 2, 1000, 1025, 2049, 3000, 8193]) {
     it(`${m} singles: same bytes as the per-pass launches and the serial backend`, async () => {
-      let s = m + 1;
-      const times = Float64Array.from({ length: m }, () => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return (s >>> 20) % 97; });
+      const g = new Xoshiro128ss(m + 1);
+      const times = Float64Array.from({ length: m }, () => g.uniformInt(97));
       await check(times, true);
       await check(blocky(m, 3270, m, 3), true);
     });
@@ -83,8 +80,8 @@ describe('petMergeLevels (fused low merge passes on wasm)', () => {
     it(`${m} singles (fused and per-pass passes together): same bytes as the per-pass launches`, async () => {
       await check(blocky(m, 3270, m, 1), false);
       await check(blocky(m, 4096, m + 7, 5), false);
-      let s = m;
-      await check(Float64Array.from({ length: m }, () => { s = (Math.imul(s, 1103515245) + 12345) >>> 0; return (s >>> 16) % 5000; }), false);
+      const g = new Xoshiro128ss(m);
+      await check(Float64Array.from({ length: m }, () => g.uniformInt(5000)), false);
     });
   }
 

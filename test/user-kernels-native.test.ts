@@ -1,6 +1,9 @@
 // The user-kernels suite's native C (bench/native/userkernels.c) against its JS baselines
 // (bench/userKernelsJs.ts): same inputs, same results, on odd sizes and shapes (partial blocks,
-// a non-square matrix whose sides are not multiples of 32, blocks of one warp).
+// a non-square matrix whose sides are not multiples of 32, blocks of one warp). Inputs: randomU8
+// (raw nextU32 draws), randomF32 (uniformF32) and moduleIdsForBench (uniformInt), all on
+// Xoshiro128ss (src/data/random.ts), generated again by the C program from the same seed; nothing
+// is pinned, the C results are compared with the JS baselines'.
 import { describe, expect, it } from 'vitest';
 import { checksum32 } from '../src/data/random.js';
 import { moduleIdsForBench, randomF32 } from '../src/data/synthetic.js';

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openWebGpu, type WebGpuContext } from '../src/webgpu/gpu.js';
 import { WebGpuRuntime } from '../src/webgpu/runtime.js';
+import { rng } from './helpers.js';
 import { INVALID_MODULE_ID, loadWgsl, packScalars, WGSL_KERNELS } from '../src/webgpu/kernels.js';
 
 let ctx: WebGpuContext;
@@ -40,19 +41,8 @@ afterAll(async () => {
 
 // ------------------------------------------------------------------------------------ helpers
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomF32(n: number, seed: number): Float32Array {
-  const r = mulberry32(seed);
+  const r = rng(seed);
   const a = new Float32Array(n);
   // Mixed signs and magnitudes (no denormals: SwiftShader flushes them).
   for (let i = 0; i < n; i++) a[i] = (r() * 2 - 1) * 2 ** Math.floor(r() * 20 - 10);
@@ -205,7 +195,7 @@ describe('vecMax / vecMin / vecSum (seed 002) on WebGPU', () => {
 
 /** Sorted module ids with runs of invalid ids, some splitting a module's run. */
 function makeIds(n: number, seed: number, opts: { maxRun?: number; invalidP?: number } = {}): Uint16Array {
-  const r = mulberry32(seed);
+  const r = rng(seed);
   const maxRun = opts.maxRun ?? 40;
   const invalidP = opts.invalidP ?? 0.3;
   const id = new Uint16Array(n);

@@ -20,7 +20,7 @@ import { StsChannelRangeError, interleaveDigis, stsSort } from '../src/jobs/sts/
 import { generateStsDigis } from '../src/jobs/sts/generate.js';
 import { crossCheck, jobs } from '../src/crosscheck/index.js';
 import { main } from '../src/cli/main.js';
-import { Rng } from '../src/jobs/random.js';
+import { Xoshiro128ss } from '../src/data/random.js';
 
 let gpu: WebGpuDevice;
 let wasm: Device;
@@ -69,9 +69,9 @@ async function same(kernel: Kernel, shape: { grid: number; block: number; shared
   return b;
 }
 
-function randomWords(rng: Rng, n: number, max = 0x100000000): Uint32Array {
+function randomWords(rng: Xoshiro128ss, n: number, max = 0x100000000): Uint32Array {
   const a = new Uint32Array(n);
-  for (let i = 0; i < n; i++) a[i] = Math.floor(rng.next() * max) >>> 0;
+  for (let i = 0; i < n; i++) a[i] = rng.uniformInt(max);
   return a;
 }
 
@@ -97,7 +97,7 @@ describe('STS WGSL kernels: registry', () => {
 
 describe('scan kernels: webgpu vs wasm', () => {
   it('scanTileSums and scanTileApply on random sizes, blocks and items (incl. non-powers of two)', async () => {
-    const rng = new Rng(41);
+    const rng = new Xoshiro128ss(41);
     for (const [n, block, items] of [[0, 256, 16], [1, 256, 16], [5, 3, 1], [1000, 256, 16], [4097, 64, 7], [70_001, 256, 16], [3000, 100, 3], [513, 1, 2]] as const) {
       const input = randomWords(rng, n);
       const tiles = Math.max(1, Math.ceil(n / (block * items)));
@@ -107,13 +107,13 @@ describe('scan kernels: webgpu vs wasm', () => {
     }
   });
   it('scanSingle on random sizes and blocks, wrapping sums', async () => {
-    const rng = new Rng(42);
+    const rng = new Xoshiro128ss(42);
     for (const [n, block] of [[0, 256], [1, 256], [2, 1], [255, 256], [256, 256], [257, 256], [10_000, 256], [999, 37]] as const) {
       await same(shipped.kernels.scanSingle!, { grid: 1, block, sharedBytes: 4 * block }, [randomWords(rng, n), n, new Uint32Array(1)], `n=${n}`);
     }
   });
   it('exclusiveScan in place and out of place equals a sequential scan on both backends', async () => {
-    const rng = new Rng(43);
+    const rng = new Xoshiro128ss(43);
     for (const n of [1, 7, 4096, 4097, 100_003]) {
       const a = randomWords(rng, n, 1 << 20);
       const ref = new Uint32Array(n);

@@ -1,6 +1,9 @@
 /**
- * Seeded pseudo-random numbers shared, bit for bit, by the TypeScript host, the AssemblyScript
- * kernels and the native C benchmark references (`bench/native/simt_data.h`).
+ * simt's one family of seeded pseudo-random numbers. Every seeded data generator of the library
+ * and its benchmarks draws from {@link Xoshiro128ss}: the benchmark inputs (`synthetic.ts`, shared
+ * bit for bit with the native C references in `bench/native/simt_data.h`), the PET, STS and pixel
+ * job generators (`src/jobs/{pet,sts,pixel}/generate.ts`) and the cross-check jobs' inputs
+ * (`src/crosscheck/jobs`); so does the tests' `rng` (test/helpers.ts).
  *
  * The algorithm is fixed; every implementation must follow it exactly:
  *
@@ -25,19 +28,43 @@
  *        s2 ^= t;   s3 = rotl(s3, 11)
  *        return result
  *
- * 3. **Derived draws** (each consumes exactly one `nextU32()`):
- *    - `uniformInt(bound)` for `1 <= bound <= 2^32 - 1`: `floor(u * bound / 2^32)` computed exactly
- *      (in C: `(uint32_t)(((uint64_t)u * bound) >> 32)`), a value in `[0, bound)`.
+ * 3. **Derived draws shared with C** (each consumes exactly one `nextU32()`, called `u` below):
+ *    - `uniformInt(bound)` for `1 <= bound <= 2^32`: `floor(u * bound / 2^32)` computed exactly
+ *      (in C: `(uint32_t)(((uint64_t)u * bound) >> 32)`, for `bound < 2^32`), a value in
+ *      `[0, bound)`. (`bound = 2^32` gives `u` itself.)
  *    - `uniformF32(lo, span)`: `k = u >>> 8` (24 bits); the value `lo + span * (k * 2^-24)` is
  *      computed in f64 and rounded once to f32 (round to nearest even). For the benchmark range
  *      (`lo = -1000, span = 2000`) every f64 step is exact, so the only rounding is the final one
  *      and the result is the same in JS, C (with or without FMA contraction) and wasm; it lies in
  *      `[-1000, 1000)`.
  *
- * 4. **Checksum** (`checksum32`): FNV-1a applied to whole 32-bit words instead of bytes:
+ * 4. **Derived draws of the job generators** (TypeScript only: no C code takes them; the PET
+ *    native reference reads its generated frames from files):
+ *    - `uniform()`: `u * 2^-32`, exact in f64, a value in `[0, 1)`. One draw.
+ *    - `range(lo, hi)` (integers, `lo <= hi`, `hi - lo + 1 <= 2^32`): `lo + uniformInt(hi - lo + 1)`,
+ *      a value in `[lo, hi]`. One draw.
+ *    - `bernoulli(p)`: `uniform() < p`. One draw.
+ *    - `exponential(mean)`: `-ln(1 - uniform()) * mean` (`1 - uniform()` is in `(0, 1]`, so the
+ *      value is finite and `>= 0`). One draw.
+ *    - `normal()`: a standard normal deviate by Box–Muller, in pairs. A call with no value pending
+ *      takes two draws, `u1 = 1 - uniform()` (in `(0, 1]`), then `u2 = uniform()`; with
+ *      `r = sqrt(-2 ln u1)` and `a = 2 pi u2` it returns `r cos a` and keeps `r sin a` pending;
+ *      the next call returns the pending value and takes no draw.
+ *    - `shuffle(a, lo = 0, hi = a.length)`: Fisher–Yates on `a[lo, hi)`: for `i = hi - 1` down to
+ *      `lo + 1`, `j = lo + uniformInt(i - lo + 1)`, swap `a[i]` and `a[j]`. `hi - lo - 1` draws.
+ *    `exponential` and `normal` go through `Math.log`, `Math.sqrt`, `Math.cos` and `Math.sin`, so
+ *    their values are the same wherever those functions are (V8's are fdlibm ports, the same on
+ *    every platform), not guaranteed across JavaScript engines; every other draw is exact.
+ *
+ * 5. **Checksum** (`checksum32`): FNV-1a applied to whole 32-bit words instead of bytes:
  *    `h = 0x811C9DC5; for each word w: h = (h ^ w) * 0x01000193 mod 2^32`. A `Float32Array` is
  *    hashed through its bit patterns, a `Uint16Array` one element (zero-extended) per word.
  */
+import { pinErrorNames, SimtError } from '../errors.js';
+
+/** A seed or a draw's argument outside its range (the message names which and why). */
+export class RandomArgumentError extends SimtError {}
+pinErrorNames({ RandomArgumentError });
 
 const MASK64 = (1n << 64n) - 1n;
 
@@ -48,7 +75,7 @@ export function seedState(seed: number | bigint): Uint32Array {
     x = seed & MASK64;
   } else {
     if (!Number.isSafeInteger(seed) || seed < 0) {
-      throw new RangeError(`seed must be a non-negative safe integer or a bigint, got ${seed}`);
+      throw new RandomArgumentError(`seed must be a non-negative safe integer or a bigint, got ${seed}`);
     }
     x = BigInt(seed);
   }
@@ -69,6 +96,9 @@ export function seedState(seed: number | bigint): Uint32Array {
 export class Xoshiro128ss {
   /** The four state words; exposed so that fast fill loops can work on locals and write back. */
   readonly s: Uint32Array;
+  /** `normal()`'s second value of a Box–Muller pair, returned by the next call when `hasSpareNormal`. */
+  private spareNormal = 0;
+  private hasSpareNormal = false;
 
   constructor(seed: number | bigint) {
     this.s = seedState(seed);
@@ -90,16 +120,67 @@ export class Xoshiro128ss {
     return result;
   }
 
-  /** Integer in `[0, bound)`, `1 <= bound < 2^32`: exactly `floor(u * bound / 2^32)`. */
+  /** Integer in `[0, bound)`, `1 <= bound <= 2^32`: exactly `floor(u * bound / 2^32)`. */
   uniformInt(bound: number): number {
-    if (!(bound >= 1 && bound <= 0xffffffff) || !Number.isInteger(bound)) {
-      throw new RangeError(`bound must be an integer in [1, 2^32), got ${bound}`);
+    if (!(bound >= 1 && bound <= 0x100000000 && Math.floor(bound) === bound)) {
+      throw new RandomArgumentError(`uniformInt: bound must be an integer in [1, 2^32], got ${bound}`);
     }
     const u = this.nextU32();
-    // u * bound can exceed 2^53; split u into 16-bit halves so every product is exact.
+    // Below 2^21, u * bound < 2^53 is exact and so is its scaling by 2^-32: one floor suffices.
+    if (bound <= 0x200000) return Math.floor(u * bound * 2.3283064365386963e-10);
+    // Otherwise u * bound can exceed 2^53; split u into 16-bit halves so every product is exact.
     const a = (u >>> 16) * bound;
     const b = (u & 0xffff) * bound;
     return Math.floor((a + Math.floor(b / 65536)) / 65536);
+  }
+
+  /** `u * 2^-32`: a float in `[0, 1)` carrying all 32 random bits. */
+  uniform(): number {
+    return this.nextU32() * 2.3283064365386963e-10;
+  }
+
+  /** Integer in `[lo, hi]` (inclusive): `lo + uniformInt(hi - lo + 1)`. */
+  range(lo: number, hi: number): number {
+    if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi < lo) {
+      throw new RandomArgumentError(`range: needs integers lo <= hi, got [${lo}, ${hi}]`);
+    }
+    return lo + this.uniformInt(hi - lo + 1);
+  }
+
+  /** `true` with probability `p`: `uniform() < p`. */
+  bernoulli(p: number): boolean {
+    return this.uniform() < p;
+  }
+
+  /** Exponential deviate of the given mean: `-ln(1 - uniform()) * mean`. */
+  exponential(mean: number): number {
+    return -Math.log(1 - this.uniform()) * mean;
+  }
+
+  /** Standard normal deviate (Box–Muller; each pair's second value is returned by the next call). */
+  normal(): number {
+    if (this.hasSpareNormal) {
+      this.hasSpareNormal = false;
+      return this.spareNormal;
+    }
+    const u1 = 1 - this.uniform(); // (0, 1], so the log is finite
+    const u2 = this.uniform();
+    const r = Math.sqrt(-2 * Math.log(u1));
+    const a = 2 * Math.PI * u2;
+    this.spareNormal = r * Math.sin(a);
+    this.hasSpareNormal = true;
+    return r * Math.cos(a);
+  }
+
+  /** Fisher–Yates shuffle of `a[lo, hi)` in place (see the module comment for the draw order). */
+  shuffle<T extends { [i: number]: unknown; length: number }>(a: T, lo = 0, hi = a.length): T {
+    for (let i = hi - 1; i > lo; i--) {
+      const j = lo + this.uniformInt(i - lo + 1);
+      const tmp = a[i];
+      a[i] = a[j];
+      a[j] = tmp;
+    }
+    return a;
   }
 
   /** `lo + span * (k * 2^-24)` with `k = nextU32() >>> 8`, rounded to f32. */

@@ -24,6 +24,7 @@ import { deviceExclusiveScan } from '../../ops/scan.js';
 import { compactNonZeroU32, compactionSharedBytes } from '../../kernels/primitives.js';
 import type { GpuDevice } from '../../deviceApi.js';
 import type { Job } from '../types.js';
+import { Xoshiro128ss } from '../../data/random.js';
 import { generatePetData } from '../../jobs/pet/generate.js';
 import { DEFAULT_GEOMETRY, type PetGeometry } from '../../jobs/pet/geometry.js';
 import { canonicalNaNEnergies, runPetConvertStage, sortRecords } from '../../jobs/pet/convertStage.js';
@@ -53,15 +54,19 @@ export function petFrames(nFrames: number, seed: number): Pick<PetInputs, 'frame
 export const PET_COMPACT_BLOCK = 256;
 export const PET_COMPACT_ITEMS = 8;
 
-/** xorshift32 words; about `zeros` of them are 0, some near 2³² (so the scan wraps). */
+/**
+ * Random u32 words; about `zeros` of them are 0, some near 2³² (so the scan wraps). Drawn from
+ * `Xoshiro128ss((seed ^ 0x9e3779b9) >>> 0)` (a stream apart from petFrames' of the same seed): per
+ * word `r = nextU32()`; the word is 0 when `r * 2^-32 < zeros`, else `v = nextU32()` and the word is
+ * `v`, `2^32 - 1 - (v & 0xff)` or `(v & 0xffff) + 1` for `r & 3` = 0, 1, other.
+ */
 export function petWords(n: number, seed: number, zeros = 0.4): Uint32Array {
-  let s = (seed ^ 0x9e3779b9) >>> 0 || 1;
-  const next = (): number => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s; };
+  const rng = new Xoshiro128ss((seed ^ 0x9e3779b9) >>> 0);
   const out = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
-    const r = next();
+    const r = rng.nextU32();
     if (r / 2 ** 32 < zeros) continue;
-    const v = next();
+    const v = rng.nextU32();
     out[i] = (r & 3) === 0 ? v : (r & 3) === 1 ? (0xffffffff - (v & 0xff)) >>> 0 : (v & 0xffff) + 1;
   }
   return out;

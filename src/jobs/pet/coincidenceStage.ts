@@ -8,6 +8,7 @@ import type { GpuDevice } from '../../deviceApi.js';
 import { blockScanSharedBytes } from '../../kernels/primitives.js';
 import { PET_SHAPES, petCoinCount, petCoinFill, petCoinNextIndex, petCoinSelect } from '../../kernels/pet.js';
 import { deviceExclusiveScan } from '../../ops/scan.js';
+import { Xoshiro128ss } from '../../data/random.js';
 
 export interface PetCoincidenceStageResult {
   /** petCoinNextIndex's output. */
@@ -64,11 +65,12 @@ export async function runPetCoincidenceStage(device: GpuDevice, records: Uint32A
 /**
  * m time-sorted records with chains of 1–4 singles (gaps ≤ window inside a chain, > window
  * between chains, some exactly = window), crystals from a small set (equal crystals happen),
- * times as f64 of integer ticks from `start` (≥ 2^53 makes the f64 differences round).
+ * times as f64 of integer ticks from `start` (≥ 2^53 makes the f64 differences round). Every
+ * random number is a `uniform()` of `Xoshiro128ss((seed ^ 0x2545f491) >>> 0)`, taken in the order
+ * the loop below reads them.
  */
 export function coincidenceRecords(m: number, seed: number, window: number, start = 2 ** 40 + 12345): Uint32Array {
-  let s = (seed ^ 0x2545f491) >>> 0 || 1;
-  const rnd = (): number => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 2 ** 32; };
+  const rng = new Xoshiro128ss((seed ^ 0x2545f491) >>> 0);
   const out = new Uint32Array(4 * m);
   const f32 = new Float32Array(out.buffer);
   const f64 = new Float64Array(1);
@@ -76,11 +78,11 @@ export function coincidenceRecords(m: number, seed: number, window: number, star
   let t = start;
   let left = 0;
   for (let i = 0; i < m; i++) {
-    if (left === 0) { left = 1 + Math.floor(rnd() * 4); if (i > 0) t += window + 1 + Math.floor(rnd() * 3 * window); }
-    else t += rnd() < 0.1 ? window : Math.floor(rnd() * window / 2);
+    if (left === 0) { left = 1 + Math.floor(rng.uniform() * 4); if (i > 0) t += window + 1 + Math.floor(rng.uniform() * 3 * window); }
+    else t += rng.uniform() < 0.1 ? window : Math.floor(rng.uniform() * window / 2);
     left--;
-    out[4 * i] = Math.floor(rnd() * 6);
-    f32[4 * i + 1] = 300 + rnd() * 400;
+    out[4 * i] = Math.floor(rng.uniform() * 6);
+    f32[4 * i + 1] = 300 + rng.uniform() * 400;
     f64[0] = t;
     out[4 * i + 2] = w64[0]!; out[4 * i + 3] = w64[1]!;
   }

@@ -25,7 +25,7 @@
  *   uniform in [0.10, 0.15] keV per raw unit.
  * Large inputs (16M frames) are written straight into preallocated typed arrays.
  */
-import { Rng } from '../random.js';
+import { Xoshiro128ss } from '../../data/random.js';
 import { FRAME_BYTES } from './format.js';
 import {
   DEFAULT_GEOMETRY,
@@ -113,7 +113,7 @@ export function makePositionTable(geometry: PetGeometry, seed: number): { table:
   const P = g.positionSize;
   const CS = g.crystalSize;
   if (P < CS) throw new GeometryError(`generator needs positionSize (${P}) >= crystalSize (${CS}) so that every crystal has flood-map pixels`);
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128ss(seed);
   const nDu = s.bdmCount * g.duNum;
   const table = new Uint8Array(s.positionTableLength);
   const cellOf = new Uint8Array(nDu * s.crystalsPerDu);
@@ -138,12 +138,12 @@ export function makePositionTable(geometry: PetGeometry, seed: number): { table:
 export function makeEnergyTable(geometry: PetGeometry, seed: number): { table: Float32Array; gain: Float64Array } {
   const g = validateGeometry(geometry);
   const s = geometrySizes(g);
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128ss(seed);
   const rows = s.energyTableLength / ENERGY_BINS_PER_CRYSTAL;
   const table = new Float32Array(s.energyTableLength);
   const gain = new Float64Array(rows);
   for (let r = 0; r < rows; r++) {
-    const gr = 0.1 + 0.05 * rng.next();
+    const gr = 0.1 + 0.05 * rng.uniform();
     gain[r] = gr;
     const base = r * ENERGY_BINS_PER_CRYSTAL;
     // generatePetData recomputes this expression for the truth energies: keep them identical.
@@ -177,7 +177,7 @@ export function generatePetData(options: PetGenerateOptions): PetDataset {
 
   const { table: positionTable, cellOf } = makePositionTable(g, (seed ^ 0x5eed0001) >>> 0);
   const { table: energyTable, gain } = makeEnergyTable(g, (seed ^ 0x5eed0002) >>> 0);
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128ss(seed);
 
   // Per-crystal lookup: BDM, DU, energy-table row, origin.
   const cBdm = new Uint8Array(s.crystalCount);
@@ -212,10 +212,10 @@ export function generatePetData(options: PetGenerateOptions): PetDataset {
   let ev = 0;
   while (k < n) {
     if (k > 0) t += 1 + minGap + Math.floor(rng.exponential(meanGap));
-    const u = rng.next();
+    const u = rng.uniform();
     let kind = u < pTrue ? EVENT_TRUE : u < pTrue + pRandom ? EVENT_RANDOM : EVENT_LONE;
     if (k + 1 === n) kind = EVENT_LONE;
-    const a = rng.int(s.crystalCount);
+    const a = rng.uniformInt(s.crystalCount);
     gTime[k] = t;
     gCrystal[k] = a;
     gEvent[k] = ev;
@@ -225,12 +225,12 @@ export function generatePetData(options: PetGenerateOptions): PetDataset {
       let b: number;
       let dt: number;
       if (kind === EVENT_TRUE) {
-        const ring = rng.int(s.ringCount);
+        const ring = rng.uniformInt(s.ringCount);
         const inRing = ((a % perRing) + Math.floor(perRing / 2) + rng.range(-quarter + 1, quarter - 1) + perRing) % perRing;
         b = inRing + ring * perRing;
         dt = Math.round(Math.abs(rng.normal() * sigmaT * Math.SQRT2));
       } else {
-        b = rng.int(s.crystalCount);
+        b = rng.uniformInt(s.crystalCount);
         dt = rng.range(1, window);
       }
       if (b === a) b = (a + 1) % s.crystalCount;
@@ -262,7 +262,7 @@ export function generatePetData(options: PetGenerateOptions): PetDataset {
     for (let b = 0; b < nBdm; b++) {
       const left = counts[b + 1]! - cursor[b]!;
       if (left === 0) continue;
-      const len = Math.min(left, 1 + rng.int(maxPacket));
+      const len = Math.min(left, 1 + rng.uniformInt(maxPacket));
       for (let q = 0; q < len; q++) order[out++] = byBdm[cursor[b]!++]!;
     }
   }
@@ -278,7 +278,7 @@ export function generatePetData(options: PetGenerateOptions): PetDataset {
     kind: new Uint8Array(n),
   };
   const temps = new Int8Array(nBdm);
-  for (let b = 0; b < nBdm; b++) temps[b] = 24 + rng.int(5);
+  for (let b = 0; b < nBdm; b++) temps[b] = 24 + rng.uniformInt(5);
   const peakSigma = (511 * eRes) / 2.355;
   for (let o = 0; o < n; o++) {
     const i = order[o]!;
@@ -287,9 +287,9 @@ export function generatePetData(options: PetGenerateOptions): PetDataset {
     const cell = cCell[c]!;
     const cx = cell % CS;
     const cy = (cell - cx) / CS;
-    const x = lo[cx]! + rng.int(hi[cx]! - lo[cx]! + 1);
-    const y = lo[cy]! + rng.int(hi[cy]! - lo[cy]! + 1);
-    let keV = rng.next() < pScatter ? 100 + 380 * rng.next() : 511 + peakSigma * rng.normal();
+    const x = lo[cx]! + rng.uniformInt(hi[cx]! - lo[cx]! + 1);
+    const y = lo[cy]! + rng.uniformInt(hi[cy]! - lo[cy]! + 1);
+    let keV = rng.uniform() < pScatter ? 100 + 380 * rng.uniform() : 511 + peakSigma * rng.normal();
     if (keV < 1) keV = 1;
     const row = cRow[c]!;
     const gr = gain[row]!;
@@ -314,7 +314,7 @@ export function generatePetData(options: PetGenerateOptions): PetDataset {
     frames[f + 12] = raw >>> 8;
     frames[f + 13] = raw & 0xff;
     frames[f + 14] = temps[bdm]! & 0xff;
-    frames[f + 15] = (rng.int(16) << 4) | 0x0a;
+    frames[f + 15] = (rng.uniformInt(16) << 4) | 0x0a;
     truth.crystal[o] = c;
     // Same value as energyTable[row * 1000 + energyBin(raw)] (see makeEnergyTable), recomputed
     // because a random row of the big table misses the cache on every frame.

@@ -13,7 +13,7 @@
  *
  * generateModuleIds: large sorted module-id arrays for countModules.
  */
-import { Rng } from '../random.js';
+import { Xoshiro128ss } from '../../data/random.js';
 import {
   CHARGE_THRESHOLD_LAYER1,
   CHARGE_THRESHOLD_OTHER,
@@ -113,13 +113,13 @@ export function generatePixelEvent(options: PixelEventOptions): PixelEvent {
   if (!(meanClusters >= 0 && meanClusters <= 500)) throw new PixelInputError(`clustersPerModule must be in [0, 500], got ${meanClusters}`);
   const pInvalid = optProb('invalidRunProbability', options.invalidRunProbability ?? 0.02);
   const noisyPixels = optInt('noisyPixels', options.noisyPixels ?? 500, 0, 3000);
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128ss(seed);
 
   // Choose the active modules: some in layer 1, the rest anywhere.
   const chosen = new Set<number>();
   const nLayer1 = nModules > START_BPIX2 ? Math.min(active, 4, START_BPIX2) : 0;
-  while (chosen.size < nLayer1) chosen.add(rng.int(START_BPIX2));
-  while (chosen.size < active) chosen.add(rng.int(nModules));
+  while (chosen.size < nLayer1) chosen.add(rng.uniformInt(START_BPIX2));
+  while (chosen.size < active) chosen.add(rng.uniformInt(nModules));
   const modules = Uint16Array.from([...chosen].sort((a, b) => a - b));
   let noisy: number | null = options.noisyModule === undefined ? (modules.length > 1 ? modules[1]! : null) : options.noisyModule;
   if (noisy !== null) {
@@ -138,11 +138,11 @@ export function generatePixelEvent(options: PixelEventOptions): PixelEvent {
   const cKind: number[] = [];
 
   const pushInvalidRun = (): void => {
-    const len = 1 + rng.int(5);
+    const len = 1 + rng.uniformInt(5);
     for (let q = 0; q < len; q++) {
       dId.push(INVALID_MODULE_ID);
-      dX.push(rng.int(W));
-      dY.push(rng.int(H));
+      dX.push(rng.uniformInt(W));
+      dY.push(rng.uniformInt(H));
       dAdc.push(0);
       dCluster.push(-1);
     }
@@ -189,7 +189,7 @@ export function generatePixelEvent(options: PixelEventOptions): PixelEvent {
       const shape: [number, number][] = [[x0, y0]];
       const inShape = new Set<number>([x0 * H + y0]);
       for (let tries = 0; shape.length < size && tries < 50; tries++) {
-        const [bx, by] = shape[rng.int(shape.length)]!;
+        const [bx, by] = shape[rng.uniformInt(shape.length)]!;
         const nx = bx + rng.range(-1, 1);
         const ny = by + rng.range(-1, 1);
         if (nx < 0 || ny < 0 || nx >= W || ny >= H || inShape.has(nx * H + ny)) continue;
@@ -199,24 +199,24 @@ export function generatePixelEvent(options: PixelEventOptions): PixelEvent {
       return shape;
     };
     // One edge cluster, one diagonal pair, one isolated pixel per module, then ordinary/weak ones.
-    const edge = rng.int(4);
-    const ex = edge === 0 ? 0 : edge === 1 ? W - 1 : rng.int(W);
-    const ey = edge === 2 ? 0 : edge === 3 ? H - 1 : rng.int(H);
-    for (let t = 0; t < 20 && !addCluster(randomShape(ex, ey, 2 + rng.int(4)), CLUSTER_EDGE, 1500, 9000); t++);
+    const edge = rng.uniformInt(4);
+    const ex = edge === 0 ? 0 : edge === 1 ? W - 1 : rng.uniformInt(W);
+    const ey = edge === 2 ? 0 : edge === 3 ? H - 1 : rng.uniformInt(H);
+    for (let t = 0; t < 20 && !addCluster(randomShape(ex, ey, 2 + rng.uniformInt(4)), CLUSTER_EDGE, 1500, 9000); t++);
     for (let t = 0; t < 20; t++) {
-      const x0 = rng.int(W - 1);
-      const y0 = 1 + rng.int(H - 2);
+      const x0 = rng.uniformInt(W - 1);
+      const y0 = 1 + rng.uniformInt(H - 2);
       const up = rng.bernoulli(0.5);
       if (addCluster([[x0, y0], [x0 + 1, up ? y0 + 1 : y0 - 1]], CLUSTER_DIAGONAL, 1000, 6000)) break;
     }
-    for (let t = 0; t < 20 && !addCluster([[rng.int(W), rng.int(H)]], CLUSTER_ISOLATED, 1500, 9000); t++);
-    const nOrdinary = Math.floor(rng.next() * 2 * meanClusters);
+    for (let t = 0; t < 20 && !addCluster([[rng.uniformInt(W), rng.uniformInt(H)]], CLUSTER_ISOLATED, 1500, 9000); t++);
+    const nOrdinary = Math.floor(rng.uniform() * 2 * meanClusters);
     for (let q = 0; q < nOrdinary; q++) {
       const weak = rng.bernoulli(0.15);
-      addCluster(randomShape(rng.int(W), rng.int(H), 1 + rng.int(8)), weak ? CLUSTER_WEAK : CLUSTER_ORDINARY, weak ? 300 : 1000, weak ? 1200 : 12000);
+      addCluster(randomShape(rng.uniformInt(W), rng.uniformInt(H), 1 + rng.uniformInt(8)), weak ? CLUSTER_WEAK : CLUSTER_ORDINARY, weak ? 300 : 1000, weak ? 1200 : 12000);
     }
     if (m === noisy) {
-      for (let q = 0; q < noisyPixels; q++) addCluster([[rng.int(W), rng.int(H)]], CLUSTER_NOISE, 200, 2600);
+      for (let q = 0; q < noisyPixels; q++) addCluster([[rng.uniformInt(W), rng.uniformInt(H)]], CLUSTER_NOISE, 200, 2600);
     }
     rng.shuffle(pixels);
     for (const p of pixels) {
@@ -259,10 +259,10 @@ export function generatePixelEvent(options: PixelEventOptions): PixelEvent {
   return ev;
 }
 
-function geometricLength(rng: Rng, p: number): number {
+function geometricLength(rng: Xoshiro128ss, p: number): number {
   // Number of trials up to and including the first success, success probability p (0 < p <= 1).
   if (p >= 1) return 1;
-  return 1 + Math.floor(Math.log(1 - rng.next()) / Math.log(1 - p));
+  return 1 + Math.floor(Math.log(1 - rng.uniform()) / Math.log(1 - p));
 }
 
 /**
@@ -276,7 +276,7 @@ export function generateModuleIds(n: number, nModules: number, invalidFraction: 
   optInt('nModules', nModules, 1, INVALID_MODULE_ID);
   optProb('invalidFraction', invalidFraction);
   optInt('seed', seed, 0, 2 ** 32 - 1);
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128ss(seed);
   const out = new Uint16Array(n);
   const f = invalidFraction;
   const pExit = f === 1 ? 0 : Math.min(0.25, (1 - f) / f);
@@ -284,7 +284,7 @@ export function generateModuleIds(n: number, nModules: number, invalidFraction: 
   const meanPerModule = Math.max(1, (n * (1 - f)) / nModules);
   let module = 0;
   let leftInModule = geometricLength(rng, 1 / meanPerModule);
-  let invalid = rng.next() < f;
+  let invalid = rng.uniform() < f;
   let k = 0;
   while (k < n) {
     if (invalid) {

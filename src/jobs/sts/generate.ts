@@ -6,7 +6,7 @@
  * Per channel the times are strictly increasing (gap >= 1, as a channel's dead time forbids two
  * digis at once) until they would pass 2^32 - 1, where they saturate (equal times then appear).
  */
-import { Rng } from '../random.js';
+import { Xoshiro128ss } from '../../data/random.js';
 
 export class StsInputError extends Error {
   constructor(message: string) {
@@ -43,7 +43,7 @@ export function generateStsDigis(options: StsGenerateOptions): StsDigis {
   const seed = checkInt('seed', options.seed, 0);
   const meanRun = checkInt('meanRunLength', options.meanRunLength ?? 4, 1, 2 ** 20);
   const span = checkInt('timeSpan', options.timeSpan ?? 2 ** 30, 1, 2 ** 32 - 1);
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128ss(seed);
   const channel = new Uint32Array(n);
   const time = new Uint32Array(n);
   // Only channels that are used need a clock; keep them in a Map for huge channel counts.
@@ -51,14 +51,15 @@ export function generateStsDigis(options: StsGenerateOptions): StsDigis {
   const lastDense = dense ? new Float64Array(nChannels).fill(-1) : null;
   const lastSparse = dense ? null : new Map<number, number>();
   const perChannel = Math.max(1, n / Math.min(nChannels, Math.max(1, n)));
-  const meanGap = Math.max(1, Math.floor(span / perChannel));
+  // Gaps are uniform in [1, 2 * meanGap - 1]; at most 2^31 keeps that bound a uniformInt bound (<= 2^32).
+  const meanGap = Math.max(1, Math.min(2 ** 31, Math.floor(span / perChannel)));
   let k = 0;
   while (k < n) {
-    const ch = rng.int(nChannels);
-    const len = Math.min(n - k, 1 + rng.int(2 * meanRun - 1));
+    const ch = rng.uniformInt(nChannels);
+    const len = Math.min(n - k, 1 + rng.uniformInt(2 * meanRun - 1));
     let t = lastDense ? lastDense[ch]! : (lastSparse!.get(ch) ?? -1);
     for (let q = 0; q < len; q++) {
-      t = Math.min(t + 1 + rng.int(2 * meanGap - 1), 0xffffffff);
+      t = Math.min(t + 1 + rng.uniformInt(2 * meanGap - 1), 0xffffffff);
       channel[k] = ch;
       time[k] = t;
       k++;
