@@ -5,12 +5,12 @@ import {
   blockScanProbe, blockScanSharedBytes, compactNonZeroU32, compactionSharedBytes, intraWarpScanUnsynced, warpScanProbe,
 } from '../src/kernels/primitives.js';
 import { deviceExclusiveScan } from '../src/ops/scan.js';
+import { Xoshiro128ss } from '../src/data/random.js';
 
+/** n words in [0, max): uniformInt draws of simt's one generator family (src/data/random.ts). */
 function randomU32(n: number, seed: number, max = 1000): Uint32Array {
-  let s = seed >>> 0 || 1;
-  const out = new Uint32Array(n);
-  for (let i = 0; i < n; i++) { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; s >>>= 0; out[i] = s % max; }
-  return out;
+  const r = new Xoshiro128ss(seed);
+  return Uint32Array.from({ length: n }, () => r.uniformInt(max));
 }
 
 function blockScanRef(x: Uint32Array, block: number, inclusive: boolean, warp = false): Uint32Array {
