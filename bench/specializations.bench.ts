@@ -1,7 +1,8 @@
-// The specializations suite: each hand-written SIMD kernel that declares a generic form
+// The specializations suite: each hand-written kernel that declares a generic form
 // (`specializes` in src/kernels/index.ts) against that generic kernel of the shipped module
 // (kernels/, per thread), on the launch shape the ops use (gridStrideShape: block 1024, one
-// grid-stride step per block) and the core suite's data. The two alternate run by run, so both
+// grid-stride step per block; the pixel clustering job's one block of 256 per module) and the
+// core and pixel suites' data. The two alternate run by run, so both
 // see the same machine; a record per kernel and form, the specialization's with `speedup` (the
 // ratio of the medians) and the range of the run-by-run ratios. One under 1.3x goes
 // (the generic kernel then serves its op).
@@ -12,6 +13,10 @@ import type { DeviceArray } from '../src/memory/deviceArray.js';
 import { shippedModule } from '../src/shippedModule.js';
 import { gridStrideShape } from '../src/ops/launchShape.js';
 import { moduleIdsForBench, randomF32, stsDigisForBench } from '../src/data/synthetic.js';
+import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
+import { countModulesReference, findClusReference } from '../src/jobs/pixel/reference.js';
+import { CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER, MAX_NUM_MODULES } from '../src/jobs/pixel/constants.js';
+import { CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES } from '../src/kernels/pixel.js';
 import { median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
 /** One workload: its launch arguments on a device, reset before each run (inside the timing, as the core suite does). */
@@ -20,7 +25,11 @@ interface Workload {
   /** Bytes a run must move (throughput). */
   bytes: number;
   memoryBytes: number;
-  setup(dev: Device): Promise<{ args: (DeviceArray | number)[]; sharedBytes: number; reset(): Promise<void>; result(): Promise<string> }>;
+  setup(dev: Device): Promise<{
+    args: (DeviceArray | number)[]; sharedBytes: number; reset(): Promise<void>; result(): Promise<string>;
+    /** The launch shape when it is not the ops' grid-stride shape. */
+    shape?: { grid: number; block: number };
+  }>;
 }
 
 function reduction(n: number, partialDType: 'f32' | 'f64'): Workload {
@@ -81,6 +90,40 @@ function stsAtomic(n: number, pass: 'count' | 'scatter'): Workload {
   };
 }
 
+/**
+ * The pixel suite's event (1856 modules, 24 clusters each, ~215k digis) as the job launches
+ * findClus and clusterChargeCut on it: one block of 256 per module, the store's columns as
+ * countModules and (for the charge cut) findClus leave them; the outputs are reset before each run.
+ */
+function pixelClustering(kernel: 'findClus' | 'clusterChargeCut'): Workload {
+  const ev = generatePixelEvent({ seed: 1, activeModules: 1856, clustersPerModule: 24 });
+  const n = ev.moduleInd.length;
+  const cm = countModulesReference(ev.moduleInd, MAX_NUM_MODULES - 1);
+  const fc = findClusReference({ id: ev.moduleInd, x: ev.xx, y: ev.yy }, { moduleStarts: cm.sortedStarts, clusterIdInit: cm.clusterIdInit });
+  const count = cm.sortedStarts.length;
+  return {
+    size: n, bytes: 12 * n, memoryBytes: 64 << 20,
+    async setup(dev) {
+      const moduleStart = await dev.upload('u32', Uint32Array.of(count, ...cm.sortedStarts));
+      const id = await dev.upload('u16', kernel === 'findClus' ? ev.moduleInd : fc.id);
+      const clusterId = dev.alloc('i32', n);
+      const nClusters = dev.alloc('u32', MAX_NUM_MODULES);
+      const shape = { grid: count, block: 256 };
+      const clusterIdIn = kernel === 'findClus' ? cm.clusterIdInit : fc.clusterId;
+      const nClustersIn = kernel === 'findClus' ? new Uint32Array(MAX_NUM_MODULES) : fc.nClustersInModule;
+      async function reset() { await clusterId.upload(clusterIdIn); await nClusters.upload(nClustersIn); if (kernel !== 'findClus') await id.upload(fc.id); }
+      async function result() { return String((await nClusters.read()).reduce((s, v) => s + v, 0)); }
+      if (kernel === 'findClus') {
+        const [x, y] = [await dev.upload('u16', ev.xx), await dev.upload('u16', ev.yy)];
+        const moduleId = dev.alloc('u32', count);
+        return { args: [id, x, y, moduleStart, nClusters, moduleId, clusterId, n], sharedBytes: FIND_CLUS_SHARED_BYTES, shape, reset, result };
+      }
+      const adc = await dev.upload('u16', ev.adc);
+      return { args: [id, adc, moduleStart, nClusters, clusterId, n, CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER], sharedBytes: CHARGE_CUT_SHARED_BYTES, shape, reset, result };
+    },
+  };
+}
+
 /** The workloads by kernel name: every declared specialization has one (the suite throws otherwise). */
 function workloads(quick: boolean): Record<string, Workload> {
   const floats = quick ? 4 << 20 : 64 << 20;
@@ -91,6 +134,8 @@ function workloads(quick: boolean): Record<string, Workload> {
     countModules: countModules(quick ? 5_000_000 : 50_000_000),
     stsCountChannels: stsAtomic(quick ? 1_000_000 : 16_000_000, 'count'),
     stsScatterAtomic: stsAtomic(quick ? 1_000_000 : 16_000_000, 'scatter'),
+    findClus: pixelClustering('findClus'),
+    clusterChargeCut: pixelClustering('clusterChargeCut'),
   };
 }
 
@@ -104,8 +149,8 @@ async function compare(spec: Kernel, w: Workload, ctx: BenchContext): Promise<Be
   const out: BenchRecord[] = [];
   try {
     await dev.load(mod);
-    const { args, sharedBytes, reset, result } = await w.setup(dev);
-    const { grid, block } = gridStrideShape(dev, w.size);
+    const { args, sharedBytes, reset, result, shape } = await w.setup(dev);
+    const { grid, block } = shape ?? gridStrideShape(dev, w.size);
     for (const workers of workerCounts(ctx)) {
       progress(`${spec.name} generic and specialization, ${workers} workers`);
       const times: Record<'generic' | 'specialization', number[]> = { generic: [], specialization: [] };
@@ -140,8 +185,8 @@ async function compare(spec: Kernel, w: Workload, ctx: BenchContext): Promise<Be
 
 export const suite: BenchSuite = {
   name: 'specializations',
-  description: 'each declared SIMD specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis, the STS atomic sort: count and scatter over 16M digis), ops launch shape, 15 alternating runs',
-  quickDescription: 'each declared SIMD specialization against its generic kernel (4Mi f32, 5M pixel digis, 1M STS digis), ops launch shape, 15 alternating runs',
+  description: 'each declared specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis, the STS atomic sort: count and scatter over 16M digis, findClus and clusterChargeCut on one pixel event), the ops\' launch shape, 15 alternating runs',
+  quickDescription: 'each declared specialization against its generic kernel (4Mi f32, 5M pixel digis, 1M STS digis, one pixel event), the ops\' launch shape, 15 alternating runs',
   async run(ctx) {
     const all = workloads(ctx.quick);
     const out: BenchRecord[] = [];

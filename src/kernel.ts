@@ -59,6 +59,12 @@ export interface Specialization<ParamName extends string = string> {
    * generic kernel where the SIMD one gave −NaN.
    */
   readonly anyNaN?: readonly ParamName[];
+  /**
+   * Outputs holding labels numbered in the order threads reach an atomic (findClus's cluster
+   * numbers, from atomicInc): the same partition, not the same numbers — two elements with equal
+   * `groupBy` values (the module id) share a label in one output exactly when they do in the other.
+   */
+  readonly labels?: readonly { readonly param: ParamName; readonly groupBy: ParamName }[];
 }
 
 export interface CompiledKernelRef { readonly id: string; readonly staticSharedBytes: number }
@@ -100,6 +106,11 @@ export function defineKernel<P extends Record<string, ParamSpec>>(name: string, 
     if (!params.some((p) => p.name === o.param && p.kind === 'array')) throw new TypeError(`kernel ${name}: orderFree names '${o.param}', which is not an array parameter`);
     if (!Number.isInteger(o.from) || o.from < 0) throw new TypeError(`kernel ${name}: orderFree '${o.param}' starts at ${o.from}, not a non-negative integer`);
     if (o.itemElements !== undefined && (!Number.isInteger(o.itemElements) || o.itemElements < 1)) throw new TypeError(`kernel ${name}: orderFree '${o.param}' has items of ${o.itemElements} elements, not a positive integer`);
+  }
+  for (const l of options.specializes?.labels ?? []) {
+    for (const n of [l.param, l.groupBy]) {
+      if (!params.some((p) => p.name === n && p.kind === 'array')) throw new TypeError(`kernel ${name}: labels names '${n}', which is not an array parameter`);
+    }
   }
   for (const n of options.specializes?.anyNaN ?? []) {
     if (!params.some((p) => p.name === n && p.kind === 'array' && (p.dtype === 'f32' || p.dtype === 'f64'))) throw new TypeError(`kernel ${name}: anyNaN names '${n}', which is not a float array parameter`);

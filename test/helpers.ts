@@ -86,3 +86,26 @@ export function onCompiledBackend(b: { fine?: true; options: DeviceOptions }, mo
     },
   };
 }
+/** Pixel digi columns (the SoA store's inputs to the clustering kernels). */
+export interface PixelColumns { moduleInd: Uint16Array; xx: Uint16Array; yy: Uint16Array; adc: Uint16Array }
+
+/**
+ * One module of exactly maxPixInModule = 4000 digis (the most the reference takes), shuffled:
+ * pixels on a 2-pixel grid, every 50th with two neighbours that join it to the next grid pixels,
+ * so well over maxNumClustersPerModules = 1024 clusters; adcs around the charge thresholds.
+ */
+export function pixelModuleAtCapacity(seed: number, moduleId: number): PixelColumns {
+  const r = rng(seed);
+  const px: [number, number, number][] = [];
+  for (let yy = 0; yy < 416 && px.length < 4000; yy += 2) {
+    for (let xx = 0; xx < 160 && px.length < 4000; xx += 2) {
+      px.push([xx, yy, Math.floor(r() * 9000)]);
+      if (px.length % 50 === 0 && xx < 158 && px.length < 3998) px.push([xx + 1, yy, 900], [xx, yy + 1, 900]);
+    }
+  }
+  for (let i = px.length - 1; i > 0; i--) { const j = Math.floor(r() * (i + 1)); [px[i], px[j]] = [px[j]!, px[i]!]; }
+  return {
+    moduleInd: new Uint16Array(px.length).fill(moduleId), xx: Uint16Array.from(px, (p) => p[0]),
+    yy: Uint16Array.from(px, (p) => p[1]), adc: Uint16Array.from(px, (p) => p[2]),
+  };
+}

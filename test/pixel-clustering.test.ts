@@ -1,7 +1,9 @@
-// Pixel clustering on the SiPixelDigisCUDASOAView store against the plain-TS references.
+// Pixel clustering on the SiPixelDigisCUDASOAView store against the plain-TS references (the
+// job's kernels; test/specializations.test.ts holds the per-thread findClus and clusterChargeCut
+// of kernels/pixel/clustering.ts to the same references and to these kernels' bytes).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { testDevice } from './helpers.js';
+import { pixelModuleAtCapacity, testDevice } from './helpers.js';
 import { createDevice, type Device } from '../src/device.js';
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import {
@@ -10,6 +12,7 @@ import {
 } from '../src/jobs/pixel/reference.js';
 import { packSoa, soaLayout } from '../src/jobs/pixel/soa.js';
 import { pixelClustering, uploadPixelStore, readPixelStore } from '../src/jobs/pixel/run.js';
+import { KernelError } from '../src/errors.js';
 
 type Ev = { moduleInd: Uint16Array; xx: Uint16Array; yy: Uint16Array; adc: Uint16Array };
 
@@ -29,9 +32,13 @@ async function expectMatchesReference(dev: Device, ev: Ev): Promise<void> {
   expect(r.nClustersInModule.subarray(0, 4000)).toEqual(ref.nClustersInModule);
 }
 
-describe.each(['wasm', 'serial'] as const)('pixel clustering on %s', (backend) => {
+const E = (ids: ArrayLike<number>, xs: ArrayLike<number>, ys: ArrayLike<number>, adcs: ArrayLike<number>): Ev => ({
+  moduleInd: Uint16Array.from(ids), xx: Uint16Array.from(xs), yy: Uint16Array.from(ys), adc: Uint16Array.from(adcs),
+});
+
+describe.each([['wasm', 4], ['serial', 4], ['serial', 11], ['serial', 23]] as const)('pixel clustering on %s (seed %d)', (backend, seed) => {
   let dev: Device;
-  it('setup', async () => { dev = await testDevice({ backend, seed: 4, memoryBytes: 256 << 20 }); });
+  it('setup', async () => { dev = await testDevice({ backend, seed, memoryBytes: 256 << 20 }); });
 
   it('synthetic events (isolated pixels, edges, diagonals, invalid digis, a noisy module)', async () => {
     await fc.assert(fc.asyncProperty(fc.nat({ max: 1e6 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 0, max: 12 }),
@@ -44,10 +51,35 @@ describe.each(['wasm', 'serial'] as const)('pixel clustering on %s', (backend) =
     await expectMatchesReference(dev, generatePixelEvent({ seed: 77, activeModules: 1800 }));
   });
 
+  it('one module; a module of maxPixInModule digis with more than 1024 clusters', async () => {
+    await expectMatchesReference(dev, generatePixelEvent({ seed: 31, activeModules: 1, invalidRunProbability: 0 }));
+    const big = pixelModuleAtCapacity(seed, 97);
+    expect(big.moduleInd.length).toBe(4000);
+    // after invalid digis and before another module (msize found by atomicMin)
+    const pre = 37;
+    const two = E([...Array(pre).fill(INVALID_MODULE_ID), ...big.moduleInd, 200, 200], [...Array(pre).fill(0), ...big.xx, 5, 6],
+      [...Array(pre).fill(0), ...big.yy, 9, 9], [...Array(pre).fill(0), ...big.adc, 3000, 3000]);
+    for (const ev of [big, two]) {
+      const ref = pixelClusteringReference(ev);
+      expect(ref.findClus.nClustersInModule[97]).toBeGreaterThan(1024);
+      // Which clusters pass 1024 follows the schedule's numbering: findClus is compared here, the
+      // charge cut on the reference's numbering in test/specializations.test.ts.
+      const r = await pixelClustering(dev, ev, { chargeCut: false });
+      expect(clusterPartitionMismatch(ev.moduleInd, r.clusterId, ref.findClus.clusterId)).toBeNull();
+      expect(r.nClustersInModule.subarray(0, 4000)).toEqual(ref.findClus.nClustersInModule);
+      const cut = await pixelClustering(dev, ev);
+      expect(cut.nClustersInModule[97]).toBeLessThanOrEqual(1024);
+      expect(cut.id.filter((v) => v === INVALID_MODULE_ID).length).toBeGreaterThan(ev.moduleInd.filter((v) => v === INVALID_MODULE_ID).length);
+    }
+  });
+
+  it('more than maxNeighbours neighbours trap, as CMSSW\'s assert', async () => {
+    const ev = E(Array(12).fill(3), Array(12).fill(7), Array(12).fill(7), Array(12).fill(100));
+    await expect(pixelClustering(dev, ev)).rejects.toThrow(KernelError);
+    await expectMatchesReference(dev, E(Array(11).fill(3), Array(11).fill(7), Array(11).fill(7), Array(11).fill(100)));
+  });
+
   it('edges: empty, one digi, all invalid, random pixel clouds with duplicates', async () => {
-    const E = (ids: number[], xs: number[], ys: number[], adcs: number[]): Ev => ({
-      moduleInd: Uint16Array.from(ids), xx: Uint16Array.from(xs), yy: Uint16Array.from(ys), adc: Uint16Array.from(adcs),
-    });
     await expectMatchesReference(dev, E([], [], [], []));
     await expectMatchesReference(dev, E([5], [3], [4], [5000]));
     await expectMatchesReference(dev, E([5], [3], [4], [50]));

@@ -13,8 +13,13 @@ import { DTYPES, type DType } from '../src/dtypes.js';
 import type { Kernel } from '../src/kernel.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import { gridStrideShape } from '../src/ops/launchShape.js';
-import { countModulesReference, INVALID_MODULE_ID } from '../src/jobs/pixel/reference.js';
-import { rng } from './helpers.js';
+import {
+  canonicalizeClusterIds, clusterChargeCutReference, countModulesReference, findClusReference, INVALID_MODULE_ID,
+} from '../src/jobs/pixel/reference.js';
+import { CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER, MAX_NUM_MODULES } from '../src/jobs/pixel/constants.js';
+import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
+import { CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES } from '../src/kernels/pixel.js';
+import { pixelModuleAtCapacity, rng, type PixelColumns } from './helpers.js';
 
 const handWritten = handWrittenKernels();
 const specializations = declared();
@@ -231,6 +236,119 @@ function stsScatterReference(c: Case): Outputs {
 }
 
 
+// --- findClus and clusterChargeCut (seed 003) ------------------------------------------------
+
+/** An event's columns from id, x, y, adc lists. */
+function columns(ids: ArrayLike<number>, xs: ArrayLike<number>, ys: ArrayLike<number>, adcs: ArrayLike<number>): PixelColumns {
+  return { moduleInd: Uint16Array.from(ids), xx: Uint16Array.from(xs), yy: Uint16Array.from(ys), adc: Uint16Array.from(adcs) };
+}
+
+/** What countModules leaves for the clustering kernels: moduleStart = [count, sorted starts…], clusterId[i] = i. */
+function modulesOf(ev: PixelColumns): { moduleStart: Uint32Array; count: number; clusterId: Int32Array } {
+  const cm = countModulesReference(ev.moduleInd, MAX_NUM_MODULES - 1);
+  return { moduleStart: Uint32Array.of(cm.sortedStarts.length, ...cm.sortedStarts), count: cm.sortedStarts.length, clusterId: cm.clusterIdInit };
+}
+
+/** findClus on an event; grid defaults to one block per module (the job's shape). */
+function findClusCase(label: string, ev: PixelColumns, block = 256, grid?: number): Case {
+  const { moduleStart, count, clusterId } = modulesOf(ev);
+  const g = grid ?? Math.max(1, count);
+  return {
+    label: `${label}, n=${ev.moduleInd.length}, ${count} modules, ${g}×${block}`, grid: g, block, sharedBytes: FIND_CLUS_SHARED_BYTES,
+    args: {
+      id: ev.moduleInd, x: ev.xx, y: ev.yy, moduleStart, nClustersInModule: new Uint32Array(MAX_NUM_MODULES),
+      moduleId: new Uint32Array(Math.max(1, count)), clusterId, numElements: ev.moduleInd.length,
+    },
+  };
+}
+
+/** clusterChargeCut on findClus's output (the reference's numbering); layer-1 and other thresholds. */
+function chargeCutCase(label: string, ev: PixelColumns, block = 256, grid?: number): Case {
+  const { moduleStart, count, clusterId } = modulesOf(ev);
+  const fc = findClusReference({ id: ev.moduleInd, x: ev.xx, y: ev.yy }, { moduleStarts: moduleStart.subarray(1), clusterIdInit: clusterId });
+  const g = grid ?? Math.max(1, count);
+  return {
+    label: `${label}, n=${ev.moduleInd.length}, ${count} modules, ${g}×${block}`, grid: g, block, sharedBytes: CHARGE_CUT_SHARED_BYTES,
+    args: {
+      id: fc.id, adc: ev.adc, moduleStart, nClustersInModule: fc.nClustersInModule, clusterId: fc.clusterId, numElements: ev.moduleInd.length,
+      layer1Threshold: CHARGE_THRESHOLD_LAYER1, otherThreshold: CHARGE_THRESHOLD_OTHER,
+    },
+  };
+}
+
+/**
+ * Edge and random events: empty, one digi, all invalid, one module, a module of maxPixInModule
+ * digis with more than 1024 clusters (between invalid digis and another module), random events
+ * (invalid runs, edges, diagonals, a noisy module), grid-stride over modules, blocks from 250
+ * (blockDim · maxiter ≥ maxPixInModule) up.
+ */
+function pixelEvents(big: boolean): { label: string; ev: PixelColumns; shapes: [number, number | undefined][] }[] {
+  const full = pixelModuleAtCapacity(7, 97);
+  const pre = 37;
+  const ops: [number, number | undefined][] = [[256, undefined]];
+  return [
+    { label: 'empty', ev: columns([], [], [], []), shapes: ops },
+    { label: 'one digi', ev: columns([5], [3], [4], [5000]), shapes: ops },
+    { label: 'one weak digi', ev: columns([5], [3], [4], [50]), shapes: ops },
+    { label: 'all invalid', ev: columns(Array(70).fill(INVALID_MODULE_ID), Array(70).fill(1), Array(70).fill(1), Array(70).fill(9)), shapes: ops },
+    { label: 'one module', ev: generatePixelEvent({ seed: 31, activeModules: 1, invalidRunProbability: 0 }), shapes: [[256, undefined], [250, undefined]] },
+    { label: 'a module of 4000 digis', ev: full, shapes: [[256, undefined], [250, undefined], [512, undefined]] },
+    {
+      label: 'a module of 4000 digis between invalid digis and another module',
+      ev: columns([...Array(pre).fill(INVALID_MODULE_ID), ...full.moduleInd, 200, 200], [...Array(pre).fill(0), ...full.xx, 5, 6],
+        [...Array(pre).fill(0), ...full.yy, 9, 9], [...Array(pre).fill(0), ...full.adc, 3000, 3000]),
+      shapes: ops,
+    },
+    ...[1, 2, 3].map((seed) => ({ label: `random event (seed ${seed})`, ev: generatePixelEvent({ seed, activeModules: 40 * seed, noisyPixels: 300 }), shapes: [[256, undefined], [320, 7], [256, 1]] as [number, number | undefined][] })),
+    ...(big ? [{ label: 'a full event (1856 modules, 24 clusters each)', ev: generatePixelEvent({ seed: 1, activeModules: 1856, clustersPerModule: 24 }), shapes: ops }] : []),
+  ];
+}
+
+function pixelInputs(make: typeof findClusCase, reference: (c: Case) => Outputs, normalize?: (c: Case, o: Outputs) => Outputs): Inputs {
+  return {
+    cases: (_opsShape, big) => pixelEvents(big).flatMap(({ label, ev, shapes }) => shapes.map(([block, grid]) => make(label, ev, block, grid))),
+    arbitrary: fc.record({
+      seed: fc.nat({ max: 1e6 }), activeModules: fc.integer({ min: 0, max: 60 }), clustersPerModule: fc.integer({ min: 0, max: 30 }),
+      noisyPixels: fc.integer({ min: 0, max: 400 }), block: fc.constantFrom(250, 256, 384), grid: fc.integer({ min: 1, max: 70 }),
+    }).map(({ block, grid, ...o }) => {
+      const ev = generatePixelEvent(o);
+      return make(`fast-check ${JSON.stringify(o)}`, ev, block, grid);
+    }),
+    reference,
+    ...(normalize ? { normalize } : {}),
+  };
+}
+
+/** findClus's outputs by the reference: cluster numbering canonical (the kernels number in atomicInc order). */
+function findClusOutputs(c: Case): Outputs {
+  const a = c.args as Record<string, never>;
+  const ms = a.moduleStart as Uint32Array;
+  const fc = findClusReference({ id: a.id, x: a.x, y: a.y }, { moduleStarts: ms.subarray(1), clusterIdInit: a.clusterId });
+  const moduleId = new Uint32Array((a.moduleId as Uint32Array).length);
+  moduleId.set(fc.moduleId);
+  return {
+    id: bytesOf(a.id), x: bytesOf(a.x), y: bytesOf(a.y), moduleStart: bytesOf(ms),
+    nClustersInModule: bytesOf(fc.nClustersInModule), moduleId: bytesOf(moduleId), clusterId: bytesOf(fc.clusterId),
+  };
+}
+
+/** findClus's clusterId numbered canonically (0, 1, … by each cluster's first digi in its module). */
+function canonicalClusterIds(c: Case, o: Outputs): Outputs {
+  const id = c.args.id as Uint16Array;
+  const clusterId = new Int32Array(o.clusterId!.slice().buffer);
+  return { ...o, clusterId: bytesOf(canonicalizeClusterIds(id, clusterId)) };
+}
+
+function chargeCutOutputs(c: Case): Outputs {
+  const a = c.args as Record<string, never>;
+  const ms = a.moduleStart as Uint32Array;
+  const cc = clusterChargeCutReference({ id: a.id, adc: a.adc, clusterId: a.clusterId, nClustersInModule: a.nClustersInModule, moduleStarts: ms.subarray(1) },
+    { layer1Threshold: a.layer1Threshold, otherThreshold: a.otherThreshold });
+  return {
+    id: bytesOf(cc.id), adc: bytesOf(a.adc), moduleStart: bytesOf(ms), nClustersInModule: bytesOf(cc.nClustersInModule), clusterId: bytesOf(cc.clusterId),
+  };
+}
+
 // --- the table: inputs and reference per specialization, by kernel name -------------------
 
 interface Inputs {
@@ -240,6 +358,12 @@ interface Inputs {
   arbitrary: fc.Arbitrary<Case>;
   /** The generic kernel's bytes by a plain TS replica of the CUDA code. */
   reference(c: Case): Outputs;
+  /**
+   * The generic kernel's outputs as the reference states them (default: as they are): findClus
+   * numbers clusters in the order threads reach atomicInc (the schedule's, as on a GPU), the
+   * reference canonically.
+   */
+  normalize?(c: Case, o: Outputs): Outputs;
 }
 
 const arbitraryShape = fc.record({ grid: fc.integer({ min: 1, max: 9 }), block: fc.constantFrom(1, 2, 4, 32, 64, 256, 1024) });
@@ -276,6 +400,8 @@ const INPUTS: Record<string, Inputs> = {
     arbitrary: arbitraryDigis.map(([n, k, seed, s]) => stsScatterCase(`fast-check, n=${n}, ${k} channels, ${s.grid}×${s.block}`, stsDigis(n, k, 0.02, seed), k, s.grid, s.block)),
     reference: stsScatterReference,
   },
+  findClus: pixelInputs(findClusCase, findClusOutputs, canonicalClusterIds),
+  clusterChargeCut: pixelInputs(chargeCutCase, chargeCutOutputs),
 };
 
 // --- running and comparing ------------------------------------------------------------------
@@ -320,11 +446,38 @@ function multiset(b: Uint8Array, itemBytes: number, start: number): string[] {
   return out.sort();
 }
 
-/** The differences between two runs of `kernel`'s outputs, by its declaration (order-free outputs as multisets, `anyNaN` ones NaN as NaN). */
-function differences(kernel: Kernel, x: Outputs, y: Outputs): string[] {
+/**
+ * A label output (i32) renumbered by first appearance within each group of equal `groupBy`
+ * values (u16): two runs with the same partition give the same bytes.
+ */
+function firstAppearance(labels: Uint8Array, groups: Uint8Array): Uint8Array {
+  const l = new Int32Array(labels.slice().buffer);
+  const g = new Uint16Array(groups.slice().buffer);
+  const seen = new Map<string, number>();
+  const count = new Map<number, number>();
+  const out = new Int32Array(l.length);
+  for (let i = 0; i < l.length; i++) {
+    const key = `${g[i]}:${l[i]}`;
+    let v = seen.get(key);
+    if (v === undefined) { v = count.get(g[i]!) ?? 0; count.set(g[i]!, v + 1); seen.set(key, v); }
+    out[i] = v;
+  }
+  return bytesOf(out);
+}
+
+/**
+ * The differences between two runs of `kernel`'s outputs, by its declaration (order-free outputs
+ * as multisets, `anyNaN` ones NaN as NaN, `labels` as partitions unless `asDeclared.labels` is
+ * false: the generic kernel against the reference, whose numbering `normalize` matches exactly).
+ */
+function differences(kernel: Kernel, x: Outputs, y: Outputs, asDeclared = { labels: true }): string[] {
   const out: string[] = [];
   const anyNaN = kernel.specializes?.anyNaN ?? [];
   if (anyNaN.length > 0) { x = nanAsOne(kernel, x, anyNaN); y = nanAsOne(kernel, y, anyNaN); }
+  for (const { param, groupBy } of asDeclared.labels ? kernel.specializes?.labels ?? [] : []) {
+    x = { ...x, [param]: firstAppearance(x[param]!, x[groupBy]!) };
+    y = { ...y, [param]: firstAppearance(y[param]!, y[groupBy]!) };
+  }
   for (const p of kernel.params) {
     if (p.kind !== 'array') continue;
     const size = DTYPES[p.dtype as DType].bytes;
@@ -366,7 +519,7 @@ describe('the declared specializations', () => {
     for (const k of handWritten) {
       expect(k.specializes?.generic, `${k.name}: has a generic form in the shipped module, so must declare it`).toBe(mod.kernels[k.name] ? k.name : undefined);
     }
-    expect(specializations.map((k) => k.name).sort()).toEqual(['countModules', 'stsCountChannels', 'stsScatterAtomic', 'vecMax', 'vecMin', 'vecSum']);
+    expect(specializations.map((k) => k.name).sort()).toEqual(['clusterChargeCut', 'countModules', 'findClus', 'stsCountChannels', 'stsScatterAtomic', 'vecMax', 'vecMin', 'vecSum']);
   });
 
   it.each(specializations.map((k) => [k.name, k] as const))('%s names a generic kernel with the same parameters', (_, k) => {
@@ -384,6 +537,7 @@ describe('the declared specializations', () => {
     expect(() => defineKernel('k', { a: 'u32[]', n: 'i32' }, { specializes: { generic: 'k', orderFree: [{ param: 'n', from: 1 }] } })).toThrow(/orderFree names 'n', which is not an array parameter/);
     expect(() => defineKernel('k', { a: 'u32[]' }, { specializes: { generic: 'k', orderFree: [{ param: 'a', from: -1 }] } })).toThrow(/not a non-negative integer/);
     expect(() => defineKernel('k', { a: 'u32[]' }, { specializes: { generic: 'k', anyNaN: ['a'] } })).toThrow(/anyNaN names 'a', which is not a float array parameter/);
+    expect(() => defineKernel('k', { a: 'i32[]', n: 'i32' }, { specializes: { generic: 'k', labels: [{ param: 'a', groupBy: 'n' }] } })).toThrow(/labels names 'n', which is not an array parameter/);
   });
 
   it('the comparison: exact bytes, multisets only where the declaration says order-free', () => {
@@ -401,6 +555,14 @@ describe('the declared specializations', () => {
     expect(differences(cm, cmOut(2, 5, 9, 0), cmOut(2, 9, 5, 0))).toEqual([]);
     expect(differences(cm, cmOut(2, 5, 9, 0), cmOut(1, 9, 5, 0))).toEqual(['moduleStart: element 0: 02000000 vs 01000000']);
     expect(differences(cm, cmOut(2, 5, 9, 0), cmOut(2, 5, 5, 0))).toEqual(['moduleStart[1..]: different multisets']);
+    // labels: the same partition per group passes, a merged or split cluster does not
+    const fcK = specializations.find((k) => k.name === 'findClus')!;
+    const fcOut = (labels: number[], groups: number[]): Outputs => ({
+      id: bytesOf(Uint16Array.from(groups)), x: new Uint8Array(2), y: new Uint8Array(2), moduleStart: ms(1), nClustersInModule: ms(2), moduleId: ms(0), clusterId: bytesOf(Int32Array.from(labels)),
+    });
+    expect(differences(fcK, fcOut([0, 1, 0, 0, -9999], [4, 4, 4, 9, 4]), fcOut([1, 0, 1, 0, -9999], [4, 4, 4, 9, 4]))).toEqual([]);
+    expect(differences(fcK, fcOut([0, 1, 0, 0], [4, 4, 4, 9]), fcOut([0, 0, 0, 0], [4, 4, 4, 9]))).toEqual(['clusterId: element 1: 01000000 vs 00000000']);
+    expect(differences(fcK, fcOut([0, 1, 0, 0], [4, 4, 4, 9]), fcOut([0, 1, 2, 0], [4, 4, 4, 9]))).toEqual(['clusterId: element 2: 00000000 vs 02000000']);
   });
 });
 
@@ -429,7 +591,7 @@ for (const { backend, seed, big } of BACKENDS) {
           const g = await run(dev, generic, c);
           const s = await run(dev, k, c);
           expect(differences(k, g, s), `${k.name} against ${generic.name}: ${c.label}`).toEqual([]);
-          expect(differences(k, nanAsOne(k, inputs!.reference(c)), nanAsOne(k, g)), `${generic.name} against the reference: ${c.label}`).toEqual([]);
+          expect(differences(k, nanAsOne(k, inputs!.reference(c)), nanAsOne(k, inputs!.normalize?.(c, g) ?? g), { labels: false }), `${generic.name} against the reference: ${c.label}`).toEqual([]);
         }
       });
 
@@ -439,7 +601,7 @@ for (const { backend, seed, big } of BACKENDS) {
           const g = await run(dev, generic, c);
           const s = await run(dev, k, c);
           expect(differences(k, g, s), `${k.name} against ${generic.name}: ${c.label}`).toEqual([]);
-          expect(differences(k, nanAsOne(k, inputs!.reference(c)), nanAsOne(k, g)), `${generic.name} against the reference: ${c.label}`).toEqual([]);
+          expect(differences(k, nanAsOne(k, inputs!.reference(c)), nanAsOne(k, inputs!.normalize?.(c, g) ?? g), { labels: false }), `${generic.name} against the reference: ${c.label}`).toEqual([]);
         }), { numRuns: backend === 'wasm' ? 60 : 20, seed });
       });
     }

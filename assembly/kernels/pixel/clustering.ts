@@ -44,19 +44,23 @@ const SH_OFF: usize = 16;
 const SH_BINS: usize = SH_OFF + <usize>((nbins + 1) * 4);
 export const FIND_CLUS_SHARED: i32 = <i32>SH_BINS + maxPixInModule * 2;
 
-/**
- * findClus (one block per module, grid-stride over moduleStart[0] modules). Per-thread arrays
- * nn[maxiter][maxNeighbours] and nnn[maxiter] live across barriers, so they are spilled to the
- * worker's register area, indexed by the histogram entry j = t + k·blockDim.x the thread owns
- * (blockDim.x · maxiter ≥ maxPixInModule is required, as CMSSW asserts). Thread t's `more`
- * flag sits in register slot 15.
- */
+/** findClus on the store (the WGSL twin's parameters): the columns of the store, then findClus. */
 export function pixelFindClus(soa: usize, stride: u32, moduleStart: usize, nClustersInModule: usize,
                               moduleId: usize, numElements: i32): void {
-  const id = col(soa, stride, 9);
-  const x = col(soa, stride, 7);
-  const y = col(soa, stride, 8);
-  const clusterId = col(soa, stride, 0);
+  findClus(col(soa, stride, 9), col(soa, stride, 7), col(soa, stride, 8), moduleStart, nClustersInModule, moduleId,
+    col(soa, stride, 0), numElements);
+}
+
+/**
+ * findClus (one block per module, grid-stride over moduleStart[0] modules): the phase-loop
+ * specialization of kernels/pixel/clustering.ts's findClus (same parameters, same bytes).
+ * Per-thread arrays nn[maxiter][maxNeighbours] and nnn[maxiter] live across barriers, so they are
+ * spilled to the worker's register area, indexed by the histogram entry j = t + k·blockDim.x the
+ * thread owns (blockDim.x · maxiter ≥ maxPixInModule is required, as CMSSW asserts). Thread t's
+ * `more` flag sits in register slot 15.
+ */
+export function findClus(id: usize, x: usize, y: usize, moduleStart: usize, nClustersInModule: usize,
+                         moduleId: usize, clusterId: usize, numElements: i32): void {
   const sh = sharedMem();
   const off = sh + SH_OFF;
   const bins = sh + SH_BINS;
@@ -227,16 +231,21 @@ const CC_OK: usize = CC_CHARGE + <usize>(maxNumClustersPerModules * 4);
 const CC_NEW: usize = CC_OK + <usize>maxNumClustersPerModules;
 export const CHARGE_CUT_SHARED: i32 = <i32>CC_NEW + maxNumClustersPerModules * 2;
 
+/** clusterChargeCut on the store (the WGSL twin's parameters): the columns of the store, then clusterChargeCut. */
+export function pixelClusterChargeCut(soa: usize, stride: u32, moduleStart: usize, nClustersInModule: usize,
+                                      numElements: i32, layer1Threshold: i32, otherThreshold: i32): void {
+  clusterChargeCut(col(soa, stride, 9), col(soa, stride, 6), moduleStart, nClustersInModule, col(soa, stride, 0),
+    numElements, layer1Threshold, otherThreshold);
+}
+
 /**
  * clusterChargeCut: per module, clusters with total adc ≤ threshold (layer1Threshold for
  * modules below 96, otherThreshold elsewhere) are dropped (their digis get id = clusterId =
- * invalidModuleId, as CMSSW does), the kept ones renumbered in order.
+ * invalidModuleId, as CMSSW does), the kept ones renumbered in order. The phase-loop
+ * specialization of kernels/pixel/clustering.ts's clusterChargeCut (same parameters, same bytes).
  */
-export function pixelClusterChargeCut(soa: usize, stride: u32, moduleStart: usize, nClustersInModule: usize,
-                                      numElements: i32, layer1Threshold: i32, otherThreshold: i32): void {
-  const id = col(soa, stride, 9);
-  const adc = col(soa, stride, 6);
-  const clusterId = col(soa, stride, 0);
+export function clusterChargeCut(id: usize, adc: usize, moduleStart: usize, nClustersInModule: usize, clusterId: usize,
+                                 numElements: i32, layer1Threshold: i32, otherThreshold: i32): void {
   const sh = sharedMem();
   const charge = sh + CC_CHARGE;
   const ok = sh + CC_OK;

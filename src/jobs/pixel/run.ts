@@ -1,13 +1,8 @@
 // Host side of CMS pixel clustering on the device: the SiPixelDigisCUDASOAView store (seed 003)
 // in one device allocation, countModules (seed 000), findClus and clusterChargeCut
-// (CMSSW gpuClustering.h / gpuClusterChargeCut.h). On wasm and serial findClus and
-// clusterChargeCut are simt's own compiled kernels (kernels/pixel/clustering.ts), launched on
-// views of the store's columns; webgpu runs the WGSL twins, which take the store and its stride.
+// (CMSSW gpuClustering.h / gpuClusterChargeCut.h).
 import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
 import type { DeviceArray } from '../../memory/deviceArray.js';
-import { Device, WasmDeviceArray } from '../../device.js';
-import type { DType } from '../../dtypes.js';
-import { shippedKernels } from '../../shippedModule.js';
 import {
   CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES, pixelClusterChargeCut, pixelCountModules, pixelFindClus,
 } from '../../kernels/pixel.js';
@@ -15,7 +10,7 @@ import { gridStrideShape } from '../../ops/launchShape.js';
 import {
   CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER, MAX_NUM_MODULES, PixelInputError,
 } from './constants.js';
-import { packSoaInto, soaLayout, unpackSoa, type PixelDigisSoa, type SoaColumn, type SoaLayout } from './soa.js';
+import { packSoaInto, soaLayout, unpackSoa, type PixelDigisSoa, type SoaLayout } from './soa.js';
 import { readElement, uploadWith } from '../../memory/hostAccess.js';
 
 /** The digi store on a device: one u8 allocation laid out as SiPixelDigisCUDASOAView. */
@@ -28,16 +23,6 @@ export interface DevicePixelStore {
 
 /** Columns a caller must give; the others default to zero. */
 export type PixelColumnsIn = Pick<PixelDigisSoa, 'moduleInd' | 'xx' | 'yy' | 'adc'> & Partial<PixelDigisSoa>;
-
-/**
- * Column `c` of a store on a wasm or serial device as a device array of its own dtype and `n`
- * elements: the same memory (the store's pointer plus the column's offset, as CMSSW's SoA view
- * hands its columns to the kernels), so the compiled kernels index and bounds-check each column.
- * It owns nothing: never free it; it is valid while the store is.
- */
-function columnOf<D extends DType>(device: Device, store: DevicePixelStore, c: SoaColumn, dtype: D): DeviceArray<D> {
-  return new WasmDeviceArray(device, dtype, store.n, store.bytes.byteOffset + store.layout.offsets[c]);
-}
 
 /** Uploads columns (packed as the seed lays them out) or a raw store dump (`bytes`, `maxFedWords`). */
 export async function uploadPixelStore(
@@ -127,25 +112,13 @@ export async function clusterPixelStore(device: GpuDevice, store: DevicePixelSto
     const nModules = await readElement(moduleStart, 0);
     const nStarts = Math.min(nModules, nMax + 1);
     moduleId = device.alloc('u32', Math.max(1, nStarts));
-    const layer1Threshold = options.layer1Threshold ?? CHARGE_THRESHOLD_LAYER1;
-    const otherThreshold = options.otherThreshold ?? CHARGE_THRESHOLD_OTHER;
-    const chargeCut = options.chargeCut ?? true;
-    if (nModules > 0 && device instanceof Device) {
-      const k = await shippedKernels(device);
-      const [id, x, y, adc] = (['moduleInd', 'xx', 'yy', 'adc'] as const).map((c) => columnOf(device, store, c, 'u16'));
-      const clusterId = columnOf(device, store, 'clus', 'i32');
-      const shape = { grid: nStarts, block, seed };
-      launches.push(await device.launch(k.findClus!, shape, [id, x, y, moduleStart, nClusters, moduleId, clusterId, n]));
-      if (chargeCut) {
-        launches.push(await device.launch(k.clusterChargeCut!, shape, [id, adc, moduleStart, nClusters, clusterId, n, layer1Threshold, otherThreshold]));
-      }
-    } else if (nModules > 0) {
+    if (nModules > 0) {
       const grid = nStarts;
       launches.push(await device.launch(pixelFindClus, { grid, block, sharedBytes: FIND_CLUS_SHARED_BYTES, seed },
         [store.bytes, stride, moduleStart, nClusters, moduleId, n]));
-      if (chargeCut) {
+      if (options.chargeCut ?? true) {
         launches.push(await device.launch(pixelClusterChargeCut, { grid, block, sharedBytes: CHARGE_CUT_SHARED_BYTES, seed },
-          [store.bytes, stride, moduleStart, nClusters, n, layer1Threshold, otherThreshold]));
+          [store.bytes, stride, moduleStart, nClusters, n, options.layer1Threshold ?? CHARGE_THRESHOLD_LAYER1, options.otherThreshold ?? CHARGE_THRESHOLD_OTHER]));
       }
     }
     const ms = performance.now() - t0;
