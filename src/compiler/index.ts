@@ -140,12 +140,25 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
 
 let fingerprint: Promise<string> | undefined;
 
-/** A hash of the runtime sources: a changed runtime invalidates cached modules. */
+/**
+ * A hash of the runtime sources and, in Node, of the compiler's own modules (this folder): a
+ * changed runtime or compiler invalidates cached modules, so a disk cache shared by checkouts or
+ * kept across an upgrade never serves another compiler's output. (COMPILER_VERSION still marks
+ * generated-code changes for browsers, which keep only an in-memory cache.)
+ */
 function runtimeFingerprint(): Promise<string> {
   fingerprint ??= (async () => {
     const parts: string[] = [];
     for (const f of RUNTIME_FILES) {
       parts.push(new TextDecoder().decode(await readPackageFile(`assembly/${f}`)));
+    }
+    if (isNode && import.meta.url.startsWith('file:')) {
+      const { readdir, readFile } = await import('node:fs/promises');
+      const { fileURLToPath } = await import('node:url');
+      const dir = fileURLToPath(new URL('.', import.meta.url));
+      for (const f of (await readdir(dir)).filter((n) => /\.(js|ts)$/.test(n) && !n.endsWith('.d.ts')).sort()) {
+        parts.push(f, await readFile(`${dir}/${f}`, 'utf8'));
+      }
     }
     return sha256Hex(parts.join('\0'));
   })();
