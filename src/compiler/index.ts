@@ -10,7 +10,7 @@
 
 import { SimtError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
-import { isNode, readPackageFile } from '../platform.js';
+import { isNode, packageRootUrl, readPackageFile } from '../platform.js';
 import { type KernelModule, type KernelModuleMeta, MODULE_FORMAT, makeKernelModule } from '../kernelModule.js';
 import type { ParamSpec } from '../kernel.js';
 import { checkNodeKinds, loadAssemblyScript } from './ast.js';
@@ -141,7 +141,7 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
 let fingerprint: Promise<string> | undefined;
 
 /**
- * A hash of the runtime sources and, in Node, of the compiler's own modules (this folder): a
+ * A hash of the runtime sources and, in Node, of the built compiler (dist/src/compiler): a
  * changed runtime or compiler invalidates cached modules, so a disk cache shared by checkouts or
  * kept across an upgrade never serves another compiler's output. (COMPILER_VERSION still marks
  * generated-code changes for browsers, which keep only an in-memory cache.)
@@ -152,13 +152,15 @@ function runtimeFingerprint(): Promise<string> {
     for (const f of RUNTIME_FILES) {
       parts.push(new TextDecoder().decode(await readPackageFile(`assembly/${f}`)));
     }
-    if (isNode && import.meta.url.startsWith('file:')) {
+    // The built compiler (dist/src/compiler/*.js), whichever copy is running (the package's, or
+    // its TypeScript source under a test runner): the same compiler gives the same key.
+    const root = await packageRootUrl();
+    if (isNode && root.protocol === 'file:') {
       const { readdir, readFile } = await import('node:fs/promises');
       const { fileURLToPath } = await import('node:url');
-      const dir = fileURLToPath(new URL('.', import.meta.url));
-      for (const f of (await readdir(dir)).filter((n) => /\.(js|ts)$/.test(n) && !n.endsWith('.d.ts')).sort()) {
-        parts.push(f, await readFile(`${dir}/${f}`, 'utf8'));
-      }
+      const dir = fileURLToPath(new URL('dist/src/compiler/', root));
+      const files = await readdir(dir).catch(() => [] as string[]);
+      for (const f of files.filter((n) => n.endsWith('.js')).sort()) parts.push(f, await readFile(`${dir}/${f}`, 'utf8'));
     }
     return sha256Hex(parts.join('\0'));
   })();
