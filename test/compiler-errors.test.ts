@@ -125,6 +125,16 @@ describe('kernel compile errors', () => {
     }
   });
 
+  it('a module-level const declared in two sources of one module: an error at the second, naming the first', async () => {
+    const a = { path: 'user/a.ts', source: 'const limit: i32 = 4;\nexport function ka(o: i32[]): void { o[0] = limit; }\n' };
+    const b = { path: 'user/b.ts', source: 'import { threadIdx } from "simt/kernel";\n\nconst limit: i32 = 5;\nexport function kb(o: i32[]): void { o[threadIdx.x] = limit; }\n' };
+    const err = await compileKernels([a, b], { cacheDir: false, optimize: false }).catch((e) => e);
+    expect(err).toBeInstanceOf(KernelCompileError);
+    expect(err.message).toBe("user/b.ts:3:7: 'limit' is declared again (first at user/a.ts:1): the sources of one module share one scope, so declare it once");
+    // Each alone compiles.
+    for (const s of [a, b]) await expect(compileKernels([s], { cacheDir: false, optimize: false })).resolves.toBeDefined();
+  });
+
   it('a kernel that compiles has typed handles with its parameter spec', async () => {
     const mod = await compileKernels([{ path: 'ok.ts', source: HEAD + 'export function k(a: f32[], n: i32, b: u16[]): void { }' }], { cacheDir: false, optimize: false });
     expect(mod.kernels.k!.spec).toEqual({ a: 'f32[]', n: 'i32', b: 'u16[]' });

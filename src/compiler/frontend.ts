@@ -239,6 +239,7 @@ class FrontEnd {
       if (st.kind === NK.Variable) {
         for (const d of st.declarations as AstNode[]) {
           if ((d.flags & 8) === 0) this.error(d, f.path, `module-level '${d.name.text}' must be a const: kernels keep no global state (each worker would see its own copy)`);
+          if (!this.declareModuleName(d.name, f.path)) continue;
           this.moduleConsts.set(d.name.text, { typeText: d.type ? textOf(d.type) : null, init: d.initializer });
         }
         this.topLevel.push({ node: st, file: f.path });
@@ -272,6 +273,26 @@ class FrontEnd {
       }
       return undefined;
     });
+  }
+
+  /** Where each module-level const was declared first. */
+  private readonly moduleNames = new Map<string, string>();
+
+  /**
+   * Registers a module-level const; a second declaration is a compile error at its own line
+   * naming the first: a module's sources are compiled as one AssemblyScript module, one scope.
+   * (Functions are not registered: a device function inlined into every caller is never
+   * emitted, so one may share a kernel's name.)
+   */
+  private declareModuleName(name: AstNode, file: string): boolean {
+    const first = this.moduleNames.get(name.text);
+    if (first !== undefined) {
+      this.error(name, file, `'${name.text}' is declared again (first at ${first}): the sources of one module share one scope, so declare it once`);
+      return false;
+    }
+    const w = this.where(name, file);
+    this.moduleNames.set(name.text, `${w.file}:${w.line}`);
+    return true;
   }
 
   private declareFunction(st: AstNode, file: string, exported: boolean): FunctionInfo | undefined {
