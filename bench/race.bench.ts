@@ -3,8 +3,10 @@
 // compiled kernel, kernels/pixel/countModules.ts, in its fine-grained form on the host's schedulers):
 //   serial                — phase loops, one worker, seeded block and thread order;
 //   racecheck/…           — barrier-interval order (a thread runs until it blocks or ends: no
-//                           preemption at accesses) with the shadow-memory detector; `-x4` is the
-//                           CLI's default of 4 interval orders (the last 3 compare outputs);
+//                           preemption at accesses): the screen (the compiled kernel's screen form,
+//                           in wasm), and the shadow-memory detector where the screen finds
+//                           something; `-x4` is the CLI's default of 4 interval orders (the last 3,
+//                           on the detector, compare outputs); `screen` says what the screen found;
 //   replay/…-inorder      — a recorded in-order fine-grained schedule replayed (a decision at every access);
 //   replay/…-interval     — a recorded interval-order schedule replayed;
 //   explore/…-pct|random  — fine-grained exploration: PCT (depth 3), a random thread at every access.
@@ -91,14 +93,14 @@ export const suite: BenchSuite = {
           ] as [string, () => Chooser, boolean, number][]),
         ];
         for (const [name, chooser, detect, runs] of modes) {
-          let switches = 0, steps = 0;
+          let switches = 0, steps = 0, screen: string | undefined;
           const { median, samples } = await measure(`${name}-${n}`, async () => {
             for (let k = 0; k < runs; k++) {
               const r = await session.runJob(job, null, k === 0 ? chooser() : new IntervalChooser(k), detect);
-              switches = r.switches; steps = r.steps;
+              if (k === 0) { switches = r.switches; steps = r.steps; screen = session.lastScreen ? (session.lastScreen.clean ? 'clean' : session.lastScreen.why) : undefined; }
             }
           }, { iterations: big ? 1 : ctx.quick ? 2 : 5, time: ctx.quick || big ? 0 : 300, warmup: big ? 0 : 1 });
-          records.push(record(name, 'simt-host', n, median, { costVsWasm: median / base, multiple: median / base, switches, yieldPoints: steps, workers: 1, times: samples }));
+          records.push(record(name, 'simt-host', n, median, { costVsWasm: median / base, multiple: median / base, switches, yieldPoints: steps, workers: 1, times: samples, ...(screen ? { screen } : {}) }));
         }
       } finally {
         await session.close();

@@ -29,7 +29,7 @@ export function runtimeFiles(root = pkg): string[] {
       else if (keep(name)) out.push(rel.split(sep).join('/'));
     }
   };
-  for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/simt.simt.json', 'build/simt.simt.wasm', 'build/simt.simt.fine.wasm']) {
+  for (const f of ['build/kernels.wasm', 'build/kernels.data.bin', 'build/kernels.meta.json', 'build/simt.simt.json', 'build/simt.simt.wasm', 'build/simt.simt.fine.wasm', 'build/simt.simt.screen.wasm']) {
     if (existsSync(join(root, f))) out.push(f);
   }
   walk('assembly/kernels', (f) => f.endsWith('.wgsl'));

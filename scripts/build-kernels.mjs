@@ -1,5 +1,5 @@
 // Builds simt's own kernels: the per-thread sources under kernels/ (the kernel language, as a
-// user writes kernels) → build/simt.simt.{json,wasm,fine.wasm}, one module that every device
+// user writes kernels) → build/simt.simt.{json,wasm,fine.wasm,screen.wasm}, one module that every device
 // and the race tools load as "simt's own kernels" (src/shippedModule.ts).
 //
 // It runs simt's compiler from dist/ (after `tsc`), exactly as `simt build` would; the compiler's

@@ -63,6 +63,12 @@ export interface KernelModule<K extends Record<string, Record<string, ParamSpec>
   readonly wasm: Uint8Array;
   /** Fine-grained form: `tk_<kernel>`, asyncify-instrumented. */
   readonly fineWasm: Uint8Array;
+  /**
+   * The race screen's form (src/race/screen.ts): the block form recording every access in a
+   * shadow memory. Absent in modules built before it (the race tools then run the fine-grained
+   * detector alone).
+   */
+  readonly screenWasm?: Uint8Array;
   readonly kernels: ModuleKernels<K>;
 }
 
@@ -89,9 +95,9 @@ function localMemoryRequirement(localBytes: number, slots: number): LaunchRequir
 }
 
 /** Builds the module object (kernel handles) from its parts. */
-export function makeKernelModule<K extends Record<string, Record<string, ParamSpec>>>(meta: KernelModuleMeta, wasm: Uint8Array, fineWasm: Uint8Array): KernelModule<K> {
+export function makeKernelModule<K extends Record<string, Record<string, ParamSpec>>>(meta: KernelModuleMeta, wasm: Uint8Array, fineWasm: Uint8Array, screenWasm?: Uint8Array): KernelModule<K> {
   if (meta?.format !== MODULE_FORMAT) throw new KernelModuleError(`not a simt kernel module (format ${String(meta?.format)}; expected ${MODULE_FORMAT})`);
-  const module = { id: meta.hash, meta, wasm, fineWasm, kernels: {} as Record<string, Kernel> };
+  const module = { id: meta.hash, meta, wasm, fineWasm, ...(screenWasm ? { screenWasm } : {}), kernels: {} as Record<string, Kernel> };
   for (const k of meta.kernels) {
     const spec: Record<string, ParamSpec> = {};
     for (const p of k.params) spec[p.name] = (p.kind === 'array' ? `${p.dtype}[]` : p.dtype) as ParamSpec;
@@ -130,6 +136,10 @@ export async function loadKernelModule<K extends Record<string, Record<string, P
     throw new KernelModuleError(`cannot read kernel module ${url.pathname}: ${(e as Error).message}`);
   }
   const base = url.href.replace(/\.simt\.json$/, '');
-  const [wasm, fine] = await Promise.all([read(new URL(`${base}.simt.wasm`)), read(new URL(`${base}.simt.fine.wasm`))]);
-  return makeKernelModule<K>(meta, wasm, fine);
+  const [wasm, fine, screen] = await Promise.all([
+    read(new URL(`${base}.simt.wasm`)), read(new URL(`${base}.simt.fine.wasm`)),
+    // Optional: modules built before the race screen have none.
+    read(new URL(`${base}.simt.screen.wasm`)).catch(() => undefined),
+  ]);
+  return makeKernelModule<K>(meta, wasm, fine, screen);
 }

@@ -13,10 +13,11 @@ let shipped: Promise<KernelModule> | undefined;
 export function shippedModule(): Promise<KernelModule> {
   shipped ??= (async () => {
     try {
-      const [json, wasm, fine] = await Promise.all([
+      const [json, wasm, fine, screen] = await Promise.all([
         readPackageFile('build/simt.simt.json'), readPackageFile('build/simt.simt.wasm'), readPackageFile('build/simt.simt.fine.wasm'),
+        readPackageFile('build/simt.simt.screen.wasm').catch(() => undefined),
       ]);
-      return makeKernelModule(JSON.parse(new TextDecoder().decode(json)) as KernelModuleMeta, wasm, fine);
+      return makeKernelModule(JSON.parse(new TextDecoder().decode(json)) as KernelModuleMeta, wasm, fine, screen);
     } catch (e) {
       shipped = undefined;
       if (e instanceof KernelModuleError) throw e;

@@ -9,7 +9,7 @@ import type { Diagnostic } from './frontend.js';
 /** The runtime sources compiled into every kernel module, by their virtual path. */
 export const RUNTIME_FILES: readonly string[] = [
   'runtime/index.ts', 'runtime/dims.ts', 'runtime/scratch.ts', 'runtime/schedule.ts', 'runtime/atomics.ts',
-  'runtime/warp.ts', 'runtime/block.ts', 'runtime/launch.ts', 'runtime/compiled.ts',
+  'runtime/warp.ts', 'runtime/block.ts', 'runtime/launch.ts', 'runtime/compiled.ts', 'runtime/checked.ts',
   'threads/compiled.ts',
 ];
 
@@ -44,14 +44,14 @@ export type LineMap = (generatedLine: number, token: string) => { file: string; 
  * Compiles one generated entry source against the runtime. Errors come back as diagnostics,
  * mapped to the user's files where the generated line can be traced.
  */
-export async function ascCompile(entry: string, form: 'block' | 'fine', optimize: boolean, mapLine: LineMap): Promise<AscResult> {
+export async function ascCompile(entry: string, form: 'block' | 'fine' | 'screen', optimize: boolean, mapLine: LineMap): Promise<AscResult> {
   const asc = (await import('assemblyscript/asc')).default;
   const files = await runtimeSources();
   const entryPath = 'simt_kernels/entry.ts';
   const outputs = new Map<string, Uint8Array>();
   const diagnostics: Diagnostic[] = [];
   const stderr: string[] = [];
-  const argv = [entryPath, '--outFile', 'out.wasm', ...(form === 'block' ? BLOCK_FLAGS : FINE_FLAGS), ...(optimize ? ['-O3'] : ['-O1'])];
+  const argv = [entryPath, '--outFile', 'out.wasm', ...(form === 'fine' ? FINE_FLAGS : BLOCK_FLAGS), ...(optimize ? ['-O3'] : ['-O1'])];
   const { error } = await asc.main(argv, {
     readFile: (name: string) => {
       const n = name.replace(/\\/g, '/').replace(/^\.\//, '');

@@ -53,7 +53,7 @@ export interface CompileOptions {
 }
 
 /** Bumped whenever the generated code changes (a changed runtime is caught by its fingerprint). */
-const COMPILER_VERSION = 'simt-compiler/11';
+const COMPILER_VERSION = 'simt-compiler/12';
 const memoryCache = new Map<string, Promise<KernelModule>>();
 
 /** Compiles kernel sources into one module. Rejects with KernelCompileError (file:line:column). */
@@ -109,6 +109,8 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
     ascCompile(fe.blockSource, 'block', optimize, (l, t) => mapGeneratedLine(fe.blockSource, l, t, sourceOf)),
     ascCompile(fe.fineSource, 'fine', optimize, (l, t) => mapGeneratedLine(fe.fineSource, l, t, sourceOf)),
   ]);
+  // The race screen's form (src/race/screen.ts) is the block form again: a problem in it is
+  // one of the block form's, so it is only built once they compile.
   // Each problem once: the fine-grained form repeats the block form's code (its lines are the
   // block form's problems again), and the block form may hold a statement twice (a grid-stride
   // loop as written and strip-mined); the generated code each quotes differs.
@@ -125,13 +127,17 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
     }
   }
   const fineWasm = await asyncify(fine.binary);
+  const screen = await ascCompile(fe.screenSource, 'screen', optimize, (l, t) => mapGeneratedLine(fe.screenSource, l, t, sourceOf));
+  // A screen that does not build only costs the race tools their fast pass (they run the
+  // fine-grained detector alone): it never fails the module.
+  const screenWasm = screen.diagnostics.length === 0 && dataSegmentCount(screen.binary) === 0 ? screen.binary : undefined;
   const meta: KernelModuleMeta = {
     format: MODULE_FORMAT, hash, sources: sources.map((s) => s.path), unchecked: !!options.unchecked,
     kernels: fe.kernels, sites: fe.sites, arrays: fe.arrays,
     wgsl: generateWgsl(fe.analysis, fe.kernels, { unchecked: options.unchecked }),
     compileMs: Math.round(performance.now() - t0),
   };
-  const module = makeKernelModule(meta, block.binary, fineWasm);
+  const module = makeKernelModule(meta, block.binary, fineWasm, screenWasm);
   await writeDiskCache(module, options);
   return module;
 }
@@ -187,7 +193,8 @@ async function readDiskCache(hash: string, options: CompileOptions): Promise<Ker
     if (meta.hash !== hash) return undefined;
     const wasm = new Uint8Array(await readFile(join(dir, `${hash}.simt.wasm`)));
     const fine = new Uint8Array(await readFile(join(dir, `${hash}.simt.fine.wasm`)));
-    return makeKernelModule(meta, wasm, fine);
+    const screen = await readFile(join(dir, `${hash}.simt.screen.wasm`)).then((b) => new Uint8Array(b), () => undefined);
+    return makeKernelModule(meta, wasm, fine, screen);
   } catch {
     return undefined;
   }
@@ -204,7 +211,8 @@ async function writeDiskCache(module: KernelModule, options: CompileOptions): Pr
 }
 
 /**
- * Writes a module as `<base>.simt.json`, `<base>.simt.wasm` and `<base>.simt.fine.wasm` in
+ * Writes a module as `<base>.simt.json`, `<base>.simt.wasm`, `<base>.simt.fine.wasm` and
+ * `<base>.simt.screen.wasm` (the race screen's form, when it built) in
  * `dir` (each written to a temporary name and renamed, so a reader never sees half a module).
  */
 export async function writeModuleFiles(module: KernelModule, dir: string, base: string): Promise<string> {
@@ -214,10 +222,13 @@ export async function writeModuleFiles(module: KernelModule, dir: string, base: 
   const tmp = `.tmp-${process.pid}-${Date.now()}`;
   const files: [string, Uint8Array | string][] = [
     [`${base}.simt.wasm`, module.wasm], [`${base}.simt.fine.wasm`, module.fineWasm],
+    ...(module.screenWasm ? [[`${base}.simt.screen.wasm`, module.screenWasm] as [string, Uint8Array]] : []),
     [`${base}.simt.json`, JSON.stringify(module.meta, null, 2) + '\n'],
   ];
   for (const [name, data] of files) await writeFile(join(dir, name + tmp), data);
   for (const [name] of files) await rename(join(dir, name + tmp), join(dir, name));
+  // No screen: none of an earlier build may be taken for this module's.
+  if (!module.screenWasm) await (await import('node:fs/promises')).rm(join(dir, `${base}.simt.screen.wasm`), { force: true });
   return join(dir, `${base}.simt.json`);
 }
 

@@ -10,8 +10,11 @@ import type { KernelModule } from '../kernelModule.js';
 import type { ReportKind, RaceReport } from './reports.js';
 import type { Comparison } from '../crosscheck/types.js';
 import type { Chooser } from './schedule.js';
-import { ThreadRunner, type ThreadLaunch } from './threadRunner.js';
+import { ThreadRunner, DEFAULT_MAX_STEPS, type ThreadLaunch } from './threadRunner.js';
 import type { MemoryChecker } from './memoryChecker.js';
+import { IntervalChooser } from './schedule.js';
+import { RaceScreen } from './screen.js';
+import { isNode } from '../platform.js';
 
 export type Outputs = Record<string, ArrayLike<number | bigint> & { length: number }>;
 
@@ -52,12 +55,75 @@ export interface RunResult {
 
 export class RaceSession {
   private readonly arrays = new Map<string, DeviceArray>();
-  private constructor(readonly device: Device, readonly runner: ThreadRunner, private readonly owned: boolean) {}
+  private readonly screen: RaceScreen;
+  /** Use the screen (racecheck's fast pass, screen.ts) where it applies (default true; tests turn it off to compare). */
+  useScreen = true;
+  /** What the last run's screen found, if it ran (tests and the bench read it). */
+  lastScreen: { clean: boolean; why?: string } | undefined;
 
-  /** A session on `device` (default: a new 64 MiB serial device, destroyed with the session). */
+  private constructor(readonly device: Device, readonly runner: ThreadRunner, private readonly owned: boolean) {
+    this.screen = new RaceScreen(device);
+  }
+
+  /**
+   * A session on `device` (default: a new serial device, destroyed with the session: 256 MiB in
+   * Node, where the screen's shadow memory lives beside the job's buffers; 64 MiB in browsers).
+   */
   static async open(device?: Device): Promise<RaceSession> {
-    const dev = device ?? await createDevice({ backend: 'serial', memoryBytes: 64 << 20, seed: 1 });
+    const dev = device ?? await createDevice({ backend: 'serial', memoryBytes: (isNode ? 256 : 64) << 20, seed: 1 });
     return new RaceSession(dev, await ThreadRunner.create(dev), !device);
+  }
+
+  /** A named job buffer (the same device memory from run to run), filled with `data` or zeros. */
+  private async jobBuffer<D extends DType>(job: RaceJob<unknown>, name: string, dtype: D, data: ArrayLike<number | bigint> | number): Promise<DeviceArray<D>> {
+    const length = typeof data === 'number' ? data : data.length;
+    const key = `${job.name}/${name}`;
+    let a = this.arrays.get(key) as DeviceArray<D> | undefined;
+    if (!a || a.dtype !== dtype || a.length !== length) {
+      a?.free();
+      a = this.device.alloc(dtype, Math.max(length, 0));
+      this.arrays.set(key, a as DeviceArray);
+    }
+    if (typeof data === 'number') await a.fill((dtype === 'i64' || dtype === 'u64' ? 0n : 0) as never);
+    else await a.upload(data as unknown as TypedArrayOf[D]);
+    this.runner.nameBuffer(name, a);
+    return a;
+  }
+
+  /**
+   * Racecheck's fast pass: the job's launches in the screen form (screen.ts), in the in-order
+   * interval schedule. Returns the run when every launch is clean (nothing for the detector to
+   * report), undefined when the detector must run the job (a finding, or a launch the screen
+   * cannot run).
+   */
+  private async screenJob<I>(job: RaceJob<I>, inputs: I, maxSteps: number): Promise<RunResult | undefined> {
+    if (!await this.screen.load(job.modules ?? [])) { this.lastScreen = { clean: false, why: 'no-screen' }; return undefined; }
+    this.runner.clearBuffers();
+    let dirty: string | undefined;
+    let steps = 0;
+    const ctx: JobContext = {
+      device: this.device,
+      buffer: (name, dtype, data) => this.jobBuffer(job as RaceJob<unknown>, name, dtype, data),
+      launch: (l) => {
+        if (dirty) return;
+        try {
+          const v = this.screen.run(l, maxSteps);
+          steps += v.accesses;
+          if (!v.clean) dirty = v.why ?? 'finding';
+        } catch {
+          dirty = 'error'; // the detector's run gives the error its proper form
+        }
+      },
+    };
+    let outputs: Outputs;
+    try {
+      outputs = await job.run(ctx, inputs);
+    } catch {
+      dirty ??= 'error';
+      outputs = {};
+    }
+    this.lastScreen = dirty ? { clean: false, why: dirty } : { clean: true };
+    return dirty ? undefined : { outputs, decisions: [], reports: [], steps, switches: 0 };
   }
 
   /**
@@ -65,6 +131,13 @@ export class RaceSession {
    * past it); `memcheck` checks every access (memcheck mode).
    */
   async runJob<I>(job: RaceJob<I>, inputs: I, chooser: Chooser, detect: boolean, o: { maxSteps?: number; memcheck?: MemoryChecker } = {}): Promise<RunResult> {
+    this.lastScreen = undefined;
+    // Racecheck's first run (in-order interval schedule, detection on): the screen first; the
+    // detector only where it finds something. Its run is the same schedule (no decisions).
+    if (detect && this.useScreen && !o.memcheck && chooser instanceof IntervalChooser && chooser.seed === undefined) {
+      const r = await this.screenJob(job, inputs, o.maxSteps ?? DEFAULT_MAX_STEPS);
+      if (r) return r;
+    }
     const decisions: number[] = [];
     const reports: RaceReport[] = [];
     const runner = this.runner;
@@ -74,20 +147,7 @@ export class RaceSession {
     runner.switches = 0;
     const ctx: JobContext = {
       device: this.device,
-      buffer: async <D extends DType>(name: string, dtype: D, data: ArrayLike<number | bigint> | number) => {
-        const length = typeof data === 'number' ? data : data.length;
-        const key = `${job.name}/${name}`;
-        let a = this.arrays.get(key) as DeviceArray<D> | undefined;
-        if (!a || a.dtype !== dtype || a.length !== length) {
-          a?.free();
-          a = this.device.alloc(dtype, Math.max(length, 0));
-          this.arrays.set(key, a as DeviceArray);
-        }
-        if (typeof data === 'number') await a.fill((dtype === 'i64' || dtype === 'u64' ? 0n : 0) as never);
-        else await a.upload(data as unknown as TypedArrayOf[D]);
-        runner.nameBuffer(name, a);
-        return a;
-      },
+      buffer: (name, dtype, data) => this.jobBuffer(job as RaceJob<unknown>, name, dtype, data),
       launch: (l) => runner.run(l, { chooser, detect, decisions, reports, maxSteps: o.maxSteps, memcheck: o.memcheck }),
     };
     const outputs = await job.run(ctx, inputs);
@@ -95,6 +155,7 @@ export class RaceSession {
   }
 
   async close(): Promise<void> {
+    this.screen.close();
     for (const a of this.arrays.values()) if (!a.freed) a.free();
     this.arrays.clear();
     if (this.owned) await this.device.destroy();

@@ -1,5 +1,6 @@
 // `simt build <kernels.ts…> [-o dir]`: compiles per-thread kernel sources into a kernel module:
-// `<name>.simt.wasm` (block form), `<name>.simt.fine.wasm` (race tools), `<name>.simt.json`
+// `<name>.simt.wasm` (block form), `<name>.simt.fine.wasm` and `<name>.simt.screen.wasm` (race
+// tools: the fine-grained detector's form and racecheck's fast screen), `<name>.simt.json`
 // (metadata), and `<name>.js` + `<name>.d.ts`, which load it with typed kernel handles.
 import type { Command } from '../command.js';
 import { UsageError, stringOption } from '../args.js';
@@ -17,7 +18,7 @@ export const build: Command = {
     opt.json('one JSON document: { module, kernels: [{ name, params, regions, staticSharedBytes }], ms }'),
   ],
   examples: ['simt build examples/kernels/histogram.ts --out build/kernels'],
-  details: 'Writes <name>.simt.wasm, <name>.simt.fine.wasm, <name>.simt.json, and <name>.js + <name>.d.ts, which load the\n' +
+  details: 'Writes <name>.simt.wasm, <name>.simt.fine.wasm, <name>.simt.screen.wasm, <name>.simt.json, and <name>.js + <name>.d.ts, which load the\n' +
     'module with typed kernel handles (launch arguments are type-checked against each kernel\'s parameters).',
   async run(args, io) {
     const files = [...args.positionals];
@@ -61,7 +62,7 @@ export const build: Command = {
       for (const k of mod.meta.kernels) {
         io.out(`${k.name}(${k.params.map((p) => `${p.name}: ${p.kind === 'array' ? `${p.dtype}[]` : p.dtype}`).join(', ')})  ${k.regions} region(s)${k.staticSharedBytes ? `, ${k.staticSharedBytes} B __shared__` : ''}  ${k.file}:${k.line}`);
       }
-      io.out(`wrote ${metaPath} (+ .simt.wasm, .simt.fine.wasm, ${name}.js, ${name}.d.ts) in ${(ms / 1000).toFixed(2)} s`);
+      io.out(`wrote ${metaPath} (+ .simt.wasm, .simt.fine.wasm${mod.screenWasm ? ', .simt.screen.wasm' : ''}, ${name}.js, ${name}.d.ts) in ${(ms / 1000).toFixed(2)} s`);
     }
     return 0;
   },

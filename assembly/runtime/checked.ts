@@ -1,0 +1,242 @@
+// The race screen's runtime (src/race/screen.ts): the block form of a compiled kernel, built a
+// third time against this file instead of ./compiled, records every global and shared access in
+// a shadow memory and counts the pairs that may race. It runs the block's threads as the fast
+// path does — in loops between barriers, a block at a time — so a racecheck costs a few
+// times a launch instead of a host call per access; the fine-grained detector
+// (src/race/shadow.ts) runs only where the screen finds something, to explain it.
+//
+// The screen must never miss what the detector would report; it may report more (then the
+// detector decides). So its model is the detector's, coarsened where that only adds findings:
+//   - two accesses are ordered when they are of one thread, or of one block with a
+//     __syncthreads between them; __syncwarp, warp operations and fences order nothing here;
+//   - memory is tracked per 4-byte word: accesses to different bytes of one word by different
+//     threads count as touching the same bytes;
+//   - each word keeps the last plain write, the last atomic and two plain reads (the
+//     detector's per-byte records: shadow.ts says why that is enough).
+// A record is (block + 1, thread << 22 | epoch): the epoch is the block's __syncthreads count
+// (mod 2^22: a wrap can only make two accesses look unordered, a finding). Shared memory is
+// reused by the next block on the worker, so a shared word's record of another block is stale.
+//
+// Layout (set by the host, __screenSetup): a page directory (one i32 per 4 KiB of device
+// memory: 0, or 1 + the index of its shadow page) and an arena of shadow pages (1024 words ×
+// 8 i32 = 32 KiB each), both in device memory. A full arena is a finding ("overflow").
+
+import { blockLinear } from "./dims";
+import { sharedMem } from "./scratch";
+import { __exited } from "./compiled";
+import * as c from "./compiled";
+
+export { __ctx, __exit, __exited, __clearExits, __uniform, __predCount, __liveCount, __ballots, __ballotOf, __activeLanes,
+  __shfl, __shflUp, __shflDown, __shflXor, __shflU, __shflUpU, __shflDownU, __shflXorU, __pred, __warpUniform, __setThread,
+  __thread, __pmax, __pmin, __fence, __localMem,
+  __trapKind, __trapArray, __trapIndex, __trapLength, __trapSite, __trapThread, __trapClear } from "./compiled";
+
+const READ: i32 = 0, WRITE: i32 = 1, ATOMIC: i32 = 2;
+const PAGE_BITS: u32 = 12;
+const WORDS_PER_PAGE: i32 = 1024;
+const SLOTS: i32 = 8; // W (block, tw), A, R1, R2
+const SHADOW_PAGE_BYTES: i32 = WORDS_PER_PAGE * SLOTS * 4;
+const EPOCH_MASK: i32 = (1 << 22) - 1;
+
+let dirBase: usize = 0;
+let dirPages: u32 = 0;
+let arenaBase: usize = 0;
+let arenaPages: i32 = 0;
+let arenaUsed: i32 = 0;
+let sharedLimit: u32 = 0;
+let maxAccesses: i64 = 0;
+
+/** What the launch found (read back by the host). */
+let conflicts: i32 = 0;
+let overflow: i32 = 0;
+let divergence: i32 = 0;
+let accesses: i64 = 0;
+let firstConflictAddr: u32 = 0;
+let firstConflictSite: i32 = -1;
+
+/** The block whose epoch is counted, and its __syncthreads count. */
+let epochBlock: i64 = -1;
+let epoch: i32 = 0;
+
+export function __screenSetup(dir: usize, pages: u32, arena: usize, arenaPageCount: i32, sharedBytes: u32, budget: f64): void {
+  dirBase = dir; dirPages = pages; arenaBase = arena; arenaPages = arenaPageCount; sharedLimit = sharedBytes;
+  maxAccesses = <i64>budget;
+}
+
+/** Forgets every record (a new launch: launches are ordered) and the findings. */
+export function __screenReset(): void {
+  memory.fill(dirBase, 0, <usize>dirPages << 2);
+  arenaUsed = 0;
+  conflicts = 0; overflow = 0; divergence = 0; accesses = 0; firstConflictAddr = 0; firstConflictSite = -1;
+  epochBlock = -1; epoch = 0;
+}
+
+export function __screenConflicts(): i32 { return conflicts; }
+export function __screenOverflow(): i32 { return overflow; }
+export function __screenDivergence(): i32 { return divergence; }
+export function __screenAccesses(): f64 { return <f64>accesses; }
+export function __screenFirstAddress(): u32 { return firstConflictAddr; }
+export function __screenFirstSite(): i32 { return firstConflictSite; }
+
+// @ts-ignore: decorator
+@inline function curEpoch(): i32 {
+  if (blockLinear != epochBlock) { epochBlock = blockLinear; epoch = 0; }
+  return epoch;
+}
+
+/**
+ * A __syncthreads (or _count/_or/_and) of the running block: a new barrier interval. A thread
+ * that exited before it does not wait there (Volta and later), which the detector reports as
+ * barrier divergence: a finding.
+ */
+export function __screenBarrier(exitSlot: i32, threads: i32): void {
+  curEpoch();
+  epoch = (epoch + 1) & EPOCH_MASK;
+  if (exitSlot >= 0) {
+    for (let t = 0; t < threads; t++) if (__exited(exitSlot, t)) { divergence = 1; break; }
+  }
+}
+
+function found(addr: usize, site: i32): void {
+  if (conflicts == 0) { firstConflictAddr = <u32>addr; firstConflictSite = site; }
+  conflicts++;
+}
+
+function shadowPage(word: u32): usize {
+  const page = word >> (PAGE_BITS - 2);
+  if (page >= dirPages) { overflow = 1; return 0; }
+  const slot = dirBase + (<usize>page << 2);
+  let p = load<i32>(slot);
+  if (p == 0) {
+    if (arenaUsed >= arenaPages) { overflow = 1; return 0; }
+    p = ++arenaUsed;
+    memory.fill(arenaBase + <usize>(p - 1) * <usize>SHADOW_PAGE_BYTES, 0, <usize>SHADOW_PAGE_BYTES);
+    store<i32>(slot, p);
+  }
+  return arenaBase + <usize>(p - 1) * <usize>SHADOW_PAGE_BYTES;
+}
+
+/**
+ * True when the record (pb, pt) is ordered before the current access (cb, ct): the same thread,
+ * or the same block in an earlier barrier interval. An empty record (pb == 0) is ordered.
+ */
+// @ts-ignore: decorator
+@inline function ordered(pb: i32, pt: i32, cb: i32, ct: i32): bool {
+  return pb == 0 || (pb == cb && ((pt >>> 22) == (ct >>> 22) || (pt & EPOCH_MASK) != (ct & EPOCH_MASK)));
+}
+
+function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool, addr: usize, site: i32): void {
+  const page = shadowPage(word);
+  if (page == 0) return;
+  const r = page + (<usize>(word & <u32>(WORDS_PER_PAGE - 1)) << 5);
+  let wb = load<i32>(r), wt = load<i32>(r, 4);
+  let ab = load<i32>(r, 8), at_ = load<i32>(r, 12);
+  let r1b = load<i32>(r, 16), r1t = load<i32>(r, 20);
+  let r2b = load<i32>(r, 24), r2t = load<i32>(r, 28);
+  if (shared) {
+    // Another block's records of this worker's shared memory are stale.
+    if (wb != cb) wb = 0;
+    if (ab != cb) ab = 0;
+    if (r1b != cb) r1b = 0;
+    if (r2b != cb) r2b = 0;
+  }
+  // A plain write races with everything; an atomic with plain accesses; a plain read with writes.
+  let race = !ordered(wb, wt, cb, ct);
+  if (kind != ATOMIC && !ordered(ab, at_, cb, ct)) race = true;
+  if (kind != READ && (!ordered(r1b, r1t, cb, ct) || !ordered(r2b, r2t, cb, ct))) race = true;
+  if (race) found(addr, site);
+  if (kind == READ) {
+    if (ordered(r1b, r1t, cb, ct)) { store<i32>(r, cb, 16); store<i32>(r, ct, 20); return; }
+    if (r2b != 0 && !ordered(r2b, r2t, cb, ct) && r2b != r1b) return;
+    store<i32>(r, cb, 24); store<i32>(r, ct, 28);
+  } else if (kind == WRITE) {
+    store<i32>(r, cb); store<i32>(r, ct, 4);
+    store<i32>(r, 0, 16); store<i32>(r, 0, 24);
+    if (ab != 0 && ordered(ab, at_, cb, ct)) store<i32>(r, 0, 8);
+  } else {
+    store<i32>(r, cb, 8); store<i32>(r, ct, 12);
+  }
+}
+
+/** Records one access of `size` bytes at `addr` by thread `t` of the running block. */
+function screen(addr: usize, size: i32, kind: i32, site: i32, t: i32): void {
+  if (++accesses > maxAccesses) { overflow = 2; unreachable(); }
+  const cb = <i32>blockLinear + 1;
+  const ct = (t << 22) | curEpoch();
+  const s = sharedMem();
+  const shared = addr >= s && addr < s + <usize>sharedLimit;
+  const first = <u32>(addr >> 2), last = <u32>((addr + <usize>size - 1) >> 2);
+  for (let w = first; w <= last; w++) accessWord(w, kind, cb, ct, shared, addr, site);
+}
+
+// @ts-ignore: decorator
+@inline function at<T>(base: usize, i: i64): usize { return base + ((<usize>i) << alignof<T>()); }
+
+// --- the accessors of ./compiled, each recording its access once the bounds check passed --------
+
+// @ts-ignore: decorator
+@inline export function __ld<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32): T {
+  const v = c.__ld<T>(base, len, i, array, site, thread);
+  screen(at<T>(base, i), sizeof<T>(), READ, site, thread);
+  return v;
+}
+// @ts-ignore: decorator
+@inline export function __st<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32, v: T): void {
+  c.__st<T>(base, len, i, array, site, thread, v);
+  screen(at<T>(base, i), sizeof<T>(), WRITE, site, thread);
+}
+// @ts-ignore: decorator
+@inline export function __ldu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32): T {
+  screen(at<T>(base, i), sizeof<T>(), READ, site, thread);
+  return c.__ldu<T>(base, len, i, array, site, thread);
+}
+// @ts-ignore: decorator
+@inline export function __stu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32, v: T): void {
+  screen(at<T>(base, i), sizeof<T>(), WRITE, site, thread);
+  c.__stu<T>(base, len, i, array, site, thread, v);
+}
+
+// @ts-ignore: decorator
+@inline export function __atomicAdd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicAdd<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicSub<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicSub<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicExch<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicExch<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicMin<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicMin<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicMax<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicMax<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicInc<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32, thread: i32): u32 {
+  const old = c.__atomicInc<T>(shared, base, len, i, v, array, site, thread); screen(at<u32>(base, i), 4, ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicDec<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32, thread: i32): u32 {
+  const old = c.__atomicDec<T>(shared, base, len, i, v, array, site, thread); screen(at<u32>(base, i), 4, ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicCAS<T>(shared: bool, base: usize, len: i32, i: i64, compare: T, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicCAS<T>(shared, base, len, i, compare, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicAnd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicAnd<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicOr<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicOr<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicXor<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicXor<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+}

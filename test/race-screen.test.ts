@@ -1,0 +1,155 @@
+// The race screen (src/race/screen.ts): racecheck's fast pass must never call a launch clean
+// where the fine-grained detector reports something, and a clean run must be the detector's
+// in-order interval run (same outputs).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RaceSession, corpus, racecheck, IntervalChooser, type RaceJob } from '../src/race/index.js';
+import { outputKey } from '../src/race/job.js';
+import { compileKernels } from '../src/compiler/index.js';
+import { makeKernelModule } from '../src/kernelModule.js';
+import { defineJob } from '../src/race/defineJob.js';
+import { rng } from './helpers.js';
+
+let session: RaceSession;
+beforeAll(async () => { session = await RaceSession.open(); });
+afterAll(async () => { await session.close(); });
+
+/** One detection run (in-order interval schedule) with the screen on, then off. */
+async function both<I>(job: RaceJob<I>, inputs: I = job.inputs()) {
+  session.useScreen = true;
+  const screened = await session.runJob(job, inputs, new IntervalChooser(), true);
+  const verdict = session.lastScreen;
+  session.useScreen = false;
+  const detector = await session.runJob(job, inputs, new IntervalChooser(), true);
+  session.useScreen = true;
+  return { screened, verdict, detector };
+}
+
+const hazards = (r: { reports: { severity?: string }[] }) => r.reports.filter((x) => x.severity !== 'note');
+
+describe('the race screen on the corpus', () => {
+  for (const job of corpus) {
+    it(`${job.name}: clean only where the detector reports nothing; the same outputs`, async () => {
+      const { screened, verdict, detector } = await both(job);
+      expect(verdict).toBeDefined();
+      if (verdict!.clean) {
+        expect(hazards(detector)).toEqual([]);
+        expect(screened.reports).toEqual([]);
+        expect(screened.decisions).toEqual([]);
+      } else {
+        // Not clean: the run is the detector's own.
+        expect(screened.reports.map((r) => r.kind)).toEqual(detector.reports.map((r) => r.kind));
+      }
+      expect(outputKey(screened.outputs)).toBe(outputKey(detector.outputs));
+    });
+  }
+
+  it('finds something in every job whose first run the detector reports a hazard in (none missed)', async () => {
+    let flagged = 0, clean = 0;
+    for (const job of corpus) {
+      const { verdict, detector } = await both(job);
+      if (hazards(detector).length > 0) { expect(verdict!.clean, job.name).toBe(false); flagged++; } else if (verdict!.clean) clean++;
+    }
+    expect(flagged).toBeGreaterThanOrEqual(15);
+    // It pays where it should: most race-free jobs need no detector run at all.
+    expect(clean).toBeGreaterThanOrEqual(Math.floor(corpus.filter((j) => !j.racy).length / 2));
+  });
+
+  it('racecheck gives the same findings with and without the screen, on every corpus job', async () => {
+    for (const job of corpus) {
+      session.useScreen = true;
+      const a = await racecheck(job, job.inputs(), { session });
+      session.useScreen = false;
+      const b = await racecheck(job, job.inputs(), { session });
+      session.useScreen = true;
+      const key = (r: typeof a) => r.reports.filter((x) => x.kind !== 'atomic-order-output' && x.kind !== 'schedule-dependent-output')
+        .map((x) => `${x.kind}:${x.severity}:${x.first?.location ?? ''}:${x.second?.location ?? ''}`).sort();
+      expect(key(a), job.name).toEqual(key(b));
+    }
+  });
+});
+
+const SRC = `
+import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __shared__, atomicAdd } from "simt/kernel";
+
+// A per-block sum in shared memory: race-free with the barrier, racy without (flag 0).
+export function blockSum(x: i32[], out: i32[], n: i32, withBarrier: i32): void {
+  const s = __shared__<i32>(256);
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? x[i] : 0;
+  if (withBarrier != 0) __syncthreads();
+  if (threadIdx.x == 0) {
+    let acc = 0;
+    for (let k = 0; k < blockDim.x; k++) acc += s[k];
+    out[blockIdx.x] = acc;
+  }
+}
+
+// Bytes of one word written by different threads: no race in CUDA (the screen tracks words and
+// leaves it to the detector, which tracks bytes).
+export function bytes(out: u8[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = <u8>(i * 7);
+}
+
+// Every block adds into one counter: atomics, no race.
+export function count(x: i32[], total: i32[], n: i32): void {
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) atomicAdd(total, 0, x[i]);
+}
+`;
+
+describe('the race screen on a user module', () => {
+  it('screens a race-free shared-memory sum clean and flags the same kernel without its barrier; outputs as the detector\'s', async () => {
+    const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
+    expect(mod.screenWasm).toBeInstanceOf(Uint8Array);
+    const r = rng(5);
+    for (const n of [1, 255, 256, 1000]) {
+      const x = Array.from({ length: n }, () => Math.floor(r() * 2000) - 1000);
+      const blocks = Math.ceil(n / 256);
+      for (const withBarrier of [1, 0]) {
+        const job = defineJob({
+          name: `blockSum-${n}-${withBarrier}`, module: mod,
+          buffers: { x: ['i32', x], out: ['i32', blocks] },
+          launches: [{ kernel: 'blockSum', grid: blocks, block: 256, args: ['x', 'out', n, withBarrier] }],
+        });
+        const { verdict, screened, detector } = await both(job);
+        expect(verdict!.clean, `n=${n} barrier=${withBarrier}`).toBe(withBarrier === 1);
+        expect(hazards(detector).length > 0).toBe(withBarrier === 0);
+        if (withBarrier) {
+          const want = Array.from({ length: blocks }, (_, b) => x.slice(b * 256, b * 256 + 256).reduce((a, v) => a + v, 0));
+          expect(Array.from(screened.outputs.out as ArrayLike<number>)).toEqual(want);
+        }
+      }
+    }
+  });
+
+  it('leaves bytes of one word written by different threads to the detector, which reports no race', async () => {
+    const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
+    const bytesJob = defineJob({ name: 'bytes', module: mod, buffers: { out: ['u8', 77] }, launches: [{ kernel: 'bytes', grid: 2, block: 64, args: ['out', 77] }] });
+    const b = await both(bytesJob);
+    expect(b.verdict!.clean).toBe(false);
+    expect(hazards(b.detector)).toEqual([]);
+    expect(hazards(b.screened)).toEqual([]);
+    expect(Array.from(b.screened.outputs.out as ArrayLike<number>)).toEqual(Array.from({ length: 77 }, (_, i) => (i * 7) & 255));
+  });
+
+  it('screens atomics from every block clean (no race), with the right total', async () => {
+    const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
+    const r = rng(9);
+    const x = Array.from({ length: 5000 }, () => Math.floor(r() * 100));
+    const job = defineJob({ name: 'count', module: mod, buffers: { x: ['i32', x], total: ['i32', 1] }, launches: [{ kernel: 'count', grid: 7, block: 128, args: ['x', 'total', x.length] }] });
+    const { verdict, screened, detector } = await both(job);
+    expect(verdict!.clean).toBe(true);
+    expect(hazards(detector)).toEqual([]);
+    expect(Array.from(screened.outputs.total as ArrayLike<number>)).toEqual([x.reduce((a, v) => a + v, 0)]);
+  });
+
+  it('a module without a screen form (built before it) runs the detector alone, with the same findings', async () => {
+    const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
+    const old = makeKernelModule({ ...mod.meta, hash: `${mod.meta.hash}-before-screens` }, mod.wasm, mod.fineWasm);
+    expect(old.screenWasm).toBeUndefined();
+    const job = defineJob({ name: 'noscreen', module: old, buffers: { x: ['i32', [1, 2, 3]], out: ['i32', 1] }, launches: [{ kernel: 'blockSum', grid: 1, block: 256, args: ['x', 'out', 3, 0] }] });
+    const { verdict, screened } = await both(job);
+    expect(verdict).toEqual({ clean: false, why: 'no-screen' });
+    expect(hazards(screened).map((x) => x.kind)).toContain('data-race');
+  });
+});
