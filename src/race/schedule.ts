@@ -35,6 +35,12 @@ export interface Chooser {
   readonly coarse?: boolean;
   /** Decides from a membership test alone when it can (replay), else returns undefined and `choose` gets the list. */
   pick?(isRunnable: (gid: number) => boolean, current: number, step: number): number | undefined;
+  /**
+   * A replay's fast path: true (and the decision taken) when its next decision is `current`,
+   * the running thread, at a point with at least two runnable threads. Most decisions of a
+   * recorded in-order schedule are of this kind: the scheduler then skips the general choice.
+   */
+  takesCurrent?(current: number): boolean;
 }
 
 /** mulberry32: a small 32-bit generator; `simt-sched/1` strings name it. */
@@ -127,6 +133,10 @@ export class ReplayChooser implements Chooser {
    */
   constructor(readonly decisions: readonly number[], readonly strict = true, readonly coarse = false) {
     this.keepsCurrent = coarse;
+  }
+  takesCurrent(current: number): boolean {
+    if (this.k < this.decisions.length && this.decisions[this.k] === current) { this.k++; return true; }
+    return false;
   }
   pick(isRunnable: (gid: number) => boolean, current: number): number | undefined {
     if (this.k < this.decisions.length) {

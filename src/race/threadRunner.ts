@@ -396,6 +396,11 @@ export class ThreadRunner {
       if (this.runnableCount >= 2 && !ch.coarse) this.opts.decisions.push(cur + base);
       return cur;
     }
+    // A replay whose next decision is the running thread (most of an in-order schedule's).
+    if (curRuns && !this.released && this.runnableCount >= 2 && ch.takesCurrent && ch.takesCurrent(cur + base)) {
+      this.opts.decisions.push(cur + base);
+      return cur;
+    }
     this.released = false;
     if (this.runnableCount === 0 && !this.forceRelease()) return -1;
     if (this.runnableCount === 0) return -1;
@@ -753,6 +758,10 @@ export class ThreadRunner {
 
   /** Performs the bookkeeping of thread i's access; returns 0 to suppress an out-of-bounds one. */
   private perform(i: number, kind: number, addr: number, size: number, site: number): number {
+    // Neither detector nor memcheck: nothing to record. (A compiled kernel's accesses are
+    // bounds-checked against its arrays, which are named, or its shared memory: no access can
+    // fall outside every buffer, so there is nothing to look up either.)
+    if (!this.opts.detect && !this.opts.memcheck) return 1;
     const b = Math.floor(i / this.bt);
     const sbase = this.sharedBase(b);
     let space: 'shared' | 'global';
