@@ -5,15 +5,16 @@
 //   racecheck/…           — barrier-interval order (a thread runs until it blocks or ends: no
 //                           preemption at accesses): the screen (the compiled kernel's screen form,
 //                           in wasm), and the shadow-memory detector where the screen finds
-//                           something; `-x4` is the CLI's default of 4 interval orders (the last 3,
-//                           on the detector, compare outputs); `screen` says what the screen found;
+//                           something; `-x4` is racecheck() as the CLI runs it (4 orders whose
+//                           outputs it compares, on the screen when each is clean); `screen` says
+//                           what the screen found;
 //   replay/…-inorder      — a recorded in-order fine-grained schedule replayed (a decision at every access);
 //   replay/…-interval     — a recorded interval-order schedule replayed;
 //   explore/…-pct|random  — fine-grained exploration: PCT (depth 3), a random thread at every access.
 import { createDevice } from '../src/device.js';
 import { countModules } from '../src/kernels/index.js';
 import {
-  RaceSession, InOrderChooser, IntervalChooser, PctChooser, RandomChooser, ReplayChooser, type RaceJob, type Chooser,
+  RaceSession, InOrderChooser, IntervalChooser, PctChooser, RandomChooser, ReplayChooser, racecheck, type RaceJob, type Chooser,
 } from '../src/race/index.js';
 import { type BenchRecord, type BenchSuite, measure, record } from './harness.js';
 
@@ -95,10 +96,15 @@ export const suite: BenchSuite = {
         for (const [name, chooser, detect, runs] of modes) {
           let switches = 0, steps = 0, screen: string | undefined;
           const { median, samples } = await measure(`${name}-${n}`, async () => {
-            for (let k = 0; k < runs; k++) {
-              const r = await session.runJob(job, null, k === 0 ? chooser() : new IntervalChooser(k), detect);
-              if (k === 0) { switches = r.switches; steps = r.steps; screen = session.lastScreen ? (session.lastScreen.clean ? 'clean' : session.lastScreen.why) : undefined; }
+            if (runs > 1) {
+              // What `simt racecheck` runs: racecheck() with its default orders.
+              await racecheck(job, null, { session, schedules: runs });
+              screen = session.lastScreen ? (session.lastScreen.clean ? 'clean' : session.lastScreen.why) : undefined;
+              return;
             }
+            const r = await session.runJob(job, null, chooser(), detect);
+            switches = r.switches; steps = r.steps;
+            screen = session.lastScreen ? (session.lastScreen.clean ? 'clean' : session.lastScreen.why) : undefined;
           }, { iterations: big ? 1 : ctx.quick ? 2 : 5, time: ctx.quick || big ? 0 : 300, warmup: big ? 0 : 1 });
           records.push(record(name, 'simt-host', n, median, { costVsWasm: median / base, multiple: median / base, switches, yieldPoints: steps, workers: 1, times: samples, ...(screen ? { screen } : {}) }));
         }

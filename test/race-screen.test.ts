@@ -2,7 +2,8 @@
 // where the fine-grained detector reports something, and a clean run must be the detector's
 // in-order interval run (same outputs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RaceSession, corpus, racecheck, IntervalChooser, type RaceJob } from '../src/race/index.js';
+import { RaceSession, corpus, racecheck, replay, IntervalChooser, type RaceJob } from '../src/race/index.js';
+import { parseSchedule } from '../src/race/schedule.js';
 import { outputKey } from '../src/race/job.js';
 import { compileKernels } from '../src/compiler/index.js';
 import { makeKernelModule } from '../src/kernelModule.js';
@@ -65,6 +66,44 @@ describe('the race screen on the corpus', () => {
         .map((x) => `${x.kind}:${x.severity}:${x.first?.location ?? ''}:${x.second?.location ?? ''}`).sort();
       expect(key(a), job.name).toEqual(key(b));
     }
+  });
+});
+
+describe('racecheck on the screen', () => {
+  it('runs every order on the screen when each is clean: the later ones permuted as the serial backend permutes seeds, each replayable bit for bit', async () => {
+    const job = corpus.find((j) => j.name === 'stsCount')!;
+    const r = await racecheck(job, job.inputs(), { session, schedules: 4, seed: 7 });
+    expect(r.reports.filter((x) => x.severity !== 'note')).toEqual([]);
+    expect(r.schedules).toHaveLength(4);
+    const parsed = r.schedules.map(parseSchedule);
+    expect(parsed[0]).toMatchObject({ mode: 'fine', strategy: 'interval', decisions: [] });
+    expect(parsed.slice(1)).toEqual([7, 8, 9].map((seed) => ({ mode: 'serial', generator: 'splitmix64', seed })));
+    for (const sched of r.schedules.slice(1)) {
+      const a = await replay(job, sched, job.inputs(), { session });
+      const b = await replay(job, sched, job.inputs(), { session });
+      expect(outputKey(a.outputs)).toBe(outputKey(b.outputs));
+    }
+  });
+
+  it('an order-dependent output found on the screen is a note with two replayable schedules that give the two outputs', async () => {
+    const job = corpus.find((j) => j.name === 'countModules')!;
+    const r = await racecheck(job, job.inputs(), { session });
+    const note = r.reports.find((x) => x.kind === 'atomic-order-output');
+    expect(r.reports.filter((x) => x.severity !== 'note')).toEqual([]);
+    expect(note?.schedules).toHaveLength(2);
+    // One at a time: a session runs one job at once.
+    const a = (await replay(job, note!.schedules![0], job.inputs(), { session })).outputs;
+    const b = (await replay(job, note!.schedules![1], job.inputs(), { session })).outputs;
+    expect(outputKey(a!)).not.toBe(outputKey(b!));
+    const buf = note!.buffer!;
+    expect(String((a![buf] as ArrayLike<number>)[note!.index!])).not.toBe(String((b![buf] as ArrayLike<number>)[note!.index!]));
+  });
+
+  it('a racy job runs every order on the detector: its schedules are fine-grained interval schedules', async () => {
+    const job = corpus.find((j) => j.name === 'lostUpdate')!;
+    const r = await racecheck(job, job.inputs(), { session });
+    expect(r.reports.some((x) => x.kind === 'data-race')).toBe(true);
+    for (const sched of r.schedules) expect(parseSchedule(sched)).toMatchObject({ mode: 'fine', strategy: 'interval' });
   });
 });
 

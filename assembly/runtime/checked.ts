@@ -85,13 +85,14 @@ export function __screenFirstSite(): i32 { return firstConflictSite; }
 }
 
 /**
- * A __syncthreads (or _count/_or/_and) of the running block: a new barrier interval. A thread
- * that exited before it does not wait there (Volta and later), which the detector reports as
- * barrier divergence: a finding.
+ * A collective of the running block: `block` 1 for a __syncthreads (or _count/_or/_and), a new
+ * barrier interval; 0 for __syncwarp, a shuffle or a vote (no new interval here). A thread that
+ * exited before it does not take part (Volta and later), which the detector reports as barrier
+ * or warp divergence where the collective names it: a finding.
  */
-export function __screenBarrier(exitSlot: i32, threads: i32): void {
+export function __screenBarrier(exitSlot: i32, threads: i32, block: i32): void {
   curEpoch();
-  epoch = (epoch + 1) & EPOCH_MASK;
+  if (block) epoch = (epoch + 1) & EPOCH_MASK;
   if (exitSlot >= 0) {
     for (let t = 0; t < threads; t++) if (__exited(exitSlot, t)) { divergence = 1; break; }
   }

@@ -1088,7 +1088,7 @@ class KernelCompiler {
   /**
    * `screen`: the race screen's form (assembly/runtime/checked.ts): the kernel as written (no
    * interchanged loops, so its threads run in the race tools' interval order) with a
-   * `__screenBarrier` where each __syncthreads stands.
+   * `__screenBarrier` where each __syncthreads, __syncwarp, shuffle and vote stands.
    */
   constructor(private readonly fe: FrontEnd, private readonly fn: FunctionInfo, private readonly threadGlobals: boolean,
     private readonly hasDeviceFunctions: boolean, private readonly interchange = false, private readonly screen = false) {
@@ -1755,8 +1755,11 @@ class KernelCompiler {
       }
     });
     this.cut(items);
-    if (this.screen && calls.some((c) => c.expression.text === '__syncthreads' || BLOCK_PREDICATES.has(c.expression.text))) {
-      items.push({ k: 'code', text: `__screenBarrier(${EXIT_SLOT_EXPR}, __bdx * __bdy * __bdz);` });
+    if (this.screen) {
+      // A __syncthreads is a new barrier interval; at any collective a thread that exited
+      // before it is a finding (the detector reports divergence of barriers and warp operations).
+      const block = calls.some((c) => c.expression.text === '__syncthreads' || BLOCK_PREDICATES.has(c.expression.text));
+      items.push({ k: 'code', text: `__screenBarrier(${EXIT_SLOT_EXPR}, __bdx * __bdy * __bdz, ${block ? 1 : 0});` });
     }
     for (const c of code) items.push({ k: 'code', text: c });
     const next = this.region();

@@ -162,9 +162,15 @@ export async function explore<I>(job: RaceJob<I>, inputs: I = job.inputs(), o: E
 /** Runs a job under a recorded schedule string; same schedule ⇒ bit-identical outputs. */
 export async function replay<I>(job: RaceJob<I>, schedule: string, inputs: I = job.inputs(), o: { session?: RaceSession; detect?: boolean; maxSteps?: number } = {}): Promise<RunResult> {
   const s = parseSchedule(schedule);
-  if (s.mode !== 'fine') throw new ScheduleFormatError('a serial schedule replays a phase-loop launch: device.launch(kernel, { ...config, seed }, args)');
   const session = o.session ?? await RaceSession.open();
   try {
+    if (s.mode === 'serial') {
+      // A racecheck order run by the screen: the job's launches with the blocks and each phase's
+      // threads permuted as the serial backend permutes a launch of this seed.
+      const r = await session.screenRun(job, inputs, { seed: s.seed, maxSteps: o.maxSteps, all: true });
+      if (!r) throw new ScheduleFormatError(`schedule ${schedule.slice(0, 40)}… orders the job's launches as the serial backend does (seed ${s.seed}): it replays on kernel modules with a screen form, and one of this job's has none or a launch failed (rebuild the module with this simt)`);
+      return r;
+    }
     return await session.runJob(job, inputs, new ReplayChooser(s.decisions, true, s.strategy === 'interval'), o.detect ?? false, { maxSteps: o.maxSteps });
   } finally {
     if (!o.session) await session.close();
@@ -216,7 +222,29 @@ export async function racecheck<I>(job: RaceJob<I>, inputs: I = job.inputs(), o:
     const schedules: string[] = [];
     let first: { outputs: Outputs; schedule: string } | undefined;
     let diff: { d: NonNullable<ReturnType<typeof firstDifference>>; schedule: string; sameSet: boolean } | undefined;
-    for (let k = 0; k < n; k++) {
+    const compare = (outputs: Outputs, sched: string): void => {
+      if (!first) first = { outputs, schedule: sched };
+      else if (!diff) {
+        const d = firstDifference(first.outputs, outputs);
+        if (d) diff = { d, schedule: sched, sameSet: setKey(first.outputs) === setKey(outputs) };
+      }
+    };
+    // The screen first (screen.ts): the in-order interval schedule, then the blocks and threads
+    // permuted as the `serial` backend permutes launches of seeds seed, seed + 1, …. When every run is clean there
+    // is nothing for the detector to report: only the outputs are compared. Otherwise the
+    // detector runs every order, as below, and explains what there is.
+    let screened = session.useScreen;
+    for (let k = 0; screened && k < n; k++) {
+      const seed = k === 0 ? undefined : seed0 + k - 1;
+      const r = await session.screenRun(job, inputs, { seed, maxSteps: o.maxSteps });
+      if (!r) { screened = false; break; }
+      const sched = seed === undefined ? fine('interval', null, null, null, []) : formatSchedule({ mode: 'serial', generator: 'splitmix64', seed });
+      schedules.push(sched);
+      compare(r.outputs, sched);
+      await o.onProgress?.(k + 1, n);
+    }
+    if (!screened) { schedules.length = 0; first = undefined; diff = undefined; }
+    for (let k = 0; !screened && k < n; k++) {
       const seed = k === 0 ? undefined : seed0 + k - 1;
       const r = await session.runJob(job, inputs, new IntervalChooser(seed), true, { maxSteps: o.maxSteps });
       const sched = fine('interval', seed === undefined ? null : 'mulberry32', seed ?? null, null, r.decisions);
@@ -228,11 +256,7 @@ export async function racecheck<I>(job: RaceJob<I>, inputs: I = job.inputs(), o:
         else if (rep.severity === 'error' && known.severity === 'warning') merged.set(key, rep);
       }
       await o.onProgress?.(k + 1, n);
-      if (!first) first = { outputs: r.outputs, schedule: sched };
-      else if (!diff) {
-        const d = firstDifference(first.outputs, r.outputs);
-        if (d) diff = { d, schedule: sched, sameSet: setKey(first.outputs) === setKey(r.outputs) };
-      }
+      compare(r.outputs, sched);
     }
     const reports = [...merged.values()];
     if (diff && first) {

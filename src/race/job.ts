@@ -92,12 +92,16 @@ export class RaceSession {
 
   /**
    * Racecheck's fast pass: the job's launches in the screen form (screen.ts), in the in-order
-   * interval schedule. Returns the run when every launch is clean (nothing for the detector to
-   * report), undefined when the detector must run the job (a finding, or a launch the screen
-   * cannot run).
+   * interval schedule, or with a `seed` in the order the `serial` backend gives launches of that
+   * seed. Returns the run when every launch is clean (nothing for the detector to report),
+   * undefined when the detector must run the job (a finding, or a launch the screen cannot
+   * run). `all`: run every launch even after a finding, and return the run (replay of a screen
+   * schedule); undefined then only when a launch cannot run in the screen form.
    */
-  private async screenJob<I>(job: RaceJob<I>, inputs: I, maxSteps: number): Promise<RunResult | undefined> {
+  async screenRun<I>(job: RaceJob<I>, inputs: I, o: { seed?: number; maxSteps?: number; all?: boolean } = {}): Promise<RunResult | undefined> {
+    this.lastScreen = undefined;
     if (!await this.screen.load(job.modules ?? [])) { this.lastScreen = { clean: false, why: 'no-screen' }; return undefined; }
+    const maxSteps = o.maxSteps ?? DEFAULT_MAX_STEPS;
     this.runner.clearBuffers();
     let dirty: string | undefined;
     let steps = 0;
@@ -105,14 +109,16 @@ export class RaceSession {
       device: this.device,
       buffer: (name, dtype, data) => this.jobBuffer(job as RaceJob<unknown>, name, dtype, data),
       launch: (l) => {
-        if (dirty) return;
+        if (dirty && !o.all) return;
+        let v;
         try {
-          const v = this.screen.run(l, maxSteps);
-          steps += v.accesses;
-          if (!v.clean) dirty = v.why ?? 'finding';
+          v = this.screen.run(l, maxSteps, o.seed);
         } catch {
           dirty = 'error'; // the detector's run gives the error its proper form
+          return;
         }
+        steps += v.accesses;
+        if (!v.clean) dirty ??= v.why ?? 'finding';
       },
     };
     let outputs: Outputs;
@@ -123,7 +129,9 @@ export class RaceSession {
       outputs = {};
     }
     this.lastScreen = dirty ? { clean: false, why: dirty } : { clean: true };
-    return dirty ? undefined : { outputs, decisions: [], reports: [], steps, switches: 0 };
+    const run = { outputs, decisions: [], reports: [], steps, switches: 0 };
+    if (o.all) return dirty === 'error' || dirty === 'no-screen' ? undefined : run;
+    return dirty ? undefined : run;
   }
 
   /**
@@ -135,7 +143,7 @@ export class RaceSession {
     // Racecheck's first run (in-order interval schedule, detection on): the screen first; the
     // detector only where it finds something. Its run is the same schedule (no decisions).
     if (detect && this.useScreen && !o.memcheck && chooser instanceof IntervalChooser && chooser.seed === undefined) {
-      const r = await this.screenJob(job, inputs, o.maxSteps ?? DEFAULT_MAX_STEPS);
+      const r = await this.screenRun(job, inputs, { maxSteps: o.maxSteps });
       if (r) return r;
     }
     const decisions: number[] = [];

@@ -17,12 +17,15 @@ import type { Kernel } from '../kernel.js';
 import type { KernelModule } from '../kernelModule.js';
 import { shippedModule } from '../shippedModule.js';
 import { marshalCompiledArgs, type KernelFn } from './threadProgram.js';
+import { BlockOrder } from '../schedule/blockOrder.js';
+import { splitSeed } from '../schedule/seeds.js';
 import type { ThreadLaunch } from './threadRunner.js';
 
 interface ScreenExports {
   __setScratch(base: number, sharedLimit: number): void;
   __scratchBytes(sharedLimit: number): number;
   __launch(gx: number, gy: number, gz: number, bx: number, by: number, bz: number, shared: number, seeded: number, seedLo: number, seedHi: number): void;
+  __block(linear: number): void;
   __screenSetup(dir: number, pages: number, arena: number, arenaPages: number, sharedBytes: number, budget: number): void;
   __screenReset(): void;
   __screenConflicts(): number;
@@ -31,7 +34,8 @@ interface ScreenExports {
   __screenAccesses(): number;
 }
 
-interface ScreenProgram { ex: ScreenExports; blocks: Map<string, KernelFn> }
+/** A module's screen form: per kernel its pool entry (`__blocks_<name>`, blocks and threads in order) and its seeded entry (`<name>`). */
+interface ScreenProgram { ex: ScreenExports; blocks: Map<string, KernelFn>; seeded: Map<string, KernelFn> }
 
 /** What the screen found in one launch. */
 export interface ScreenVerdict {
@@ -81,27 +85,29 @@ export class RaceScreen {
     const inst = new WebAssembly.Instance(module, { env: { memory: this.device.memory } });
     const ex = inst.exports as unknown as ScreenExports & Record<string, KernelFn>;
     if (typeof ex.__screenSetup !== 'function') return null;
-    const blocks = new Map<string, KernelFn>();
+    const blocks = new Map<string, KernelFn>(), seeded = new Map<string, KernelFn>();
     for (const k of m.meta.kernels) {
-      const fn = ex[`__blocks_${k.name}`];
-      if (typeof fn === 'function') blocks.set(k.name, fn);
+      const fn = ex[`__blocks_${k.name}`], s = ex[k.name];
+      if (typeof fn === 'function' && typeof s === 'function') { blocks.set(k.name, fn); seeded.set(k.name, s); }
     }
     if (!this.scratch) this.scratch = this.device.alloc('u8', ex.__scratchBytes(this.sharedLimit));
     ex.__setScratch(this.scratch.byteOffset, this.sharedLimit);
-    return { ex, blocks };
+    return { ex, blocks, seeded };
   }
 
   /**
    * Runs one launch in the screen form (synchronously, on this thread), on the job's buffers.
    * `maxAccesses` bounds it as the detector's step budget bounds a launch (a spin-wait on
-   * another block would otherwise never end: blocks run one after another).
+   * another block would otherwise never end: blocks run one after another). With a `seed`, the
+   * blocks and each phase's threads are permuted as the `serial` backend permutes a launch of
+   * that seed; without, they run in order (the in-order interval schedule).
    */
-  run(l: ThreadLaunch, maxAccesses: number): ScreenVerdict {
+  run(l: ThreadLaunch, maxAccesses: number, seed?: number): ScreenVerdict {
     let k = l.kernel;
     if (typeof k === 'string') k = this.shipped && Object.hasOwn(this.shipped.kernels, k) ? this.shipped.kernels[k]! : (undefined as unknown as Kernel);
     const prog = k?.module ? this.programs.get(k.module.id) : undefined;
-    const fn = prog?.blocks.get(k.name);
-    if (!prog || !fn) return { clean: false, accesses: 0, why: 'no-screen' };
+    const fn = prog?.blocks.get(k.name), fnSeeded = prog?.seeded.get(k.name);
+    if (!prog || !fn || !fnSeeded) return { clean: false, accesses: 0, why: 'no-screen' };
     const grid = toDim3('grid', l.grid), block = toDim3('block', l.block);
     if (l.warpSize !== undefined && l.warpSize !== 32) return { clean: false, accesses: 0, why: 'no-screen' };
     const { words, arrays } = marshalCompiledArgs(k, l.args, this.device);
@@ -123,8 +129,15 @@ export class RaceScreen {
     ex.__screenReset();
     const blocks = grid.x * grid.y * grid.z;
     try {
-      ex.__launch(grid.x, grid.y, grid.z, block.x, block.y, block.z, dynamicShared, 0, 0, 0);
-      fn(0, blocks, ...words);
+      if (seed === undefined) {
+        ex.__launch(grid.x, grid.y, grid.z, block.x, block.y, block.z, dynamicShared, 0, 0, 0);
+        fn(0, blocks, ...words);
+      } else {
+        const [lo, hi] = splitSeed(seed);
+        ex.__launch(grid.x, grid.y, grid.z, block.x, block.y, block.z, dynamicShared, 1, lo, hi);
+        const order = new BlockOrder(blocks, lo, hi);
+        for (let b = 0; b < blocks; b++) { ex.__block(order.at(b)); fnSeeded(...words); }
+      }
     } catch {
       return { clean: false, accesses: ex.__screenAccesses(), why: ex.__screenOverflow() === 2 ? 'budget' : 'trap' };
     }
