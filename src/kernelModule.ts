@@ -69,6 +69,8 @@ export interface KernelModule<K extends Record<string, Record<string, ParamSpec>
    * detector alone).
    */
   readonly screenWasm?: Uint8Array;
+  /** The screen form's generated source, while it is not built (compileKernels builds it on demand: buildScreen). */
+  readonly screenSource?: string;
   readonly kernels: ModuleKernels<K>;
 }
 
@@ -95,9 +97,11 @@ function localMemoryRequirement(localBytes: number, slots: number): LaunchRequir
 }
 
 /** Builds the module object (kernel handles) from its parts. */
-export function makeKernelModule<K extends Record<string, Record<string, ParamSpec>>>(meta: KernelModuleMeta, wasm: Uint8Array, fineWasm: Uint8Array, screenWasm?: Uint8Array): KernelModule<K> {
+export function makeKernelModule<K extends Record<string, Record<string, ParamSpec>>>(meta: KernelModuleMeta, wasm: Uint8Array, fineWasm: Uint8Array, screenWasm?: Uint8Array, screenSource?: string): KernelModule<K> {
   if (meta?.format !== MODULE_FORMAT) throw new KernelModuleError(`not a simt kernel module (format ${String(meta?.format)}; expected ${MODULE_FORMAT})`);
-  const module = { id: meta.hash, meta, wasm, fineWasm, ...(screenWasm ? { screenWasm } : {}), kernels: {} as Record<string, Kernel> };
+  const module = {
+    id: meta.hash, meta, wasm, fineWasm, ...(screenWasm ? { screenWasm } : screenSource !== undefined ? { screenSource } : {}), kernels: {} as Record<string, Kernel>,
+  };
   for (const k of meta.kernels) {
     const spec: Record<string, ParamSpec> = {};
     for (const p of k.params) spec[p.name] = (p.kind === 'array' ? `${p.dtype}[]` : p.dtype) as ParamSpec;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RaceSession, corpus, racecheck, replay, IntervalChooser, type RaceJob } from '../src/race/index.js';
 import { parseSchedule } from '../src/race/schedule.js';
 import { outputKey } from '../src/race/job.js';
-import { compileKernels } from '../src/compiler/index.js';
+import { compileKernels, buildScreen } from '../src/compiler/index.js';
 import { makeKernelModule } from '../src/kernelModule.js';
 import { defineJob } from '../src/race/defineJob.js';
 import { rng } from './helpers.js';
@@ -139,7 +139,9 @@ export function count(x: i32[], total: i32[], n: i32): void {
 describe('the race screen on a user module', () => {
   it('screens a race-free shared-memory sum clean and flags the same kernel without its barrier; outputs as the detector\'s', async () => {
     const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
-    expect(mod.screenWasm).toBeInstanceOf(Uint8Array);
+    // Built on first use: a compile for `wasm` alone does not pay for it.
+    expect(mod.screenWasm).toBeUndefined();
+    expect(typeof mod.screenSource).toBe('string');
     const r = rng(5);
     for (const n of [1, 255, 256, 1000]) {
       const x = Array.from({ length: n }, () => Math.floor(r() * 2000) - 1000);
@@ -184,8 +186,10 @@ describe('the race screen on a user module', () => {
 
   it('a module without a screen form (built before it) runs the detector alone, with the same findings', async () => {
     const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
+    expect(await buildScreen(mod)).toBeInstanceOf(Uint8Array);
     const old = makeKernelModule({ ...mod.meta, hash: `${mod.meta.hash}-before-screens` }, mod.wasm, mod.fineWasm);
     expect(old.screenWasm).toBeUndefined();
+    expect(await buildScreen(old)).toBeUndefined();
     const job = defineJob({ name: 'noscreen', module: old, buffers: { x: ['i32', [1, 2, 3]], out: ['i32', 1] }, launches: [{ kernel: 'blockSum', grid: 1, block: 256, args: ['x', 'out', 3, 0] }] });
     const { verdict, screened } = await both(job);
     expect(verdict).toEqual({ clean: false, why: 'no-screen' });

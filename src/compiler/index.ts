@@ -53,7 +53,7 @@ export interface CompileOptions {
 }
 
 /** Bumped whenever the generated code changes (a changed runtime is caught by its fingerprint). */
-const COMPILER_VERSION = 'simt-compiler/13';
+const COMPILER_VERSION = 'simt-compiler/14';
 const memoryCache = new Map<string, Promise<KernelModule>>();
 
 /** Compiles kernel sources into one module. Rejects with KernelCompileError (file:line:column). */
@@ -109,8 +109,7 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
     ascCompile(fe.blockSource, 'block', optimize, (l, t) => mapGeneratedLine(fe.blockSource, l, t, sourceOf)),
     ascCompile(fe.fineSource, 'fine', optimize, (l, t) => mapGeneratedLine(fe.fineSource, l, t, sourceOf)),
   ]);
-  // The race screen's form (src/race/screen.ts) is the block form again: a problem in it is
-  // one of the block form's, so it is only built once they compile.
+
   // Each problem once: the fine-grained form repeats the block form's code (its lines are the
   // block form's problems again), and the block form may hold a statement twice (a grid-stride
   // loop as written and strip-mined); the generated code each quotes differs.
@@ -127,19 +126,59 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
     }
   }
   const fineWasm = await asyncify(fine.binary);
-  const screen = await ascCompile(fe.screenSource, 'screen', optimize, (l, t) => mapGeneratedLine(fe.screenSource, l, t, sourceOf));
-  // A screen that does not build only costs the race tools their fast pass (they run the
-  // fine-grained detector alone): it never fails the module.
-  const screenWasm = screen.diagnostics.length === 0 && dataSegmentCount(screen.binary) === 0 ? screen.binary : undefined;
   const meta: KernelModuleMeta = {
     format: MODULE_FORMAT, hash, sources: sources.map((s) => s.path), unchecked: !!options.unchecked,
     kernels: fe.kernels, sites: fe.sites, arrays: fe.arrays,
     wgsl: generateWgsl(fe.analysis, fe.kernels, { unchecked: options.unchecked }),
     compileMs: Math.round(performance.now() - t0),
   };
-  const module = makeKernelModule(meta, block.binary, fineWasm, screenWasm);
+  // The race screen's form (src/race/screen.ts) is built when the race tools first need it
+  // (buildScreen), or when the module is written to files: a compile for `wasm` alone does not pay for it.
+  const module = makeKernelModule(meta, block.binary, fineWasm, undefined, fe.screenSource);
   await writeDiskCache(module, options);
   return module;
+}
+
+const screens = new Map<string, Promise<Uint8Array | undefined>>();
+
+/**
+ * A module's race screen form (the block form recording its accesses; src/race/screen.ts):
+ * the one it carries, or built from its screen source once per module (and kept in the disk
+ * cache beside the module in Node). Undefined when the module has neither (built before the
+ * screen, or loaded from files written without it), or the form does not build: the race
+ * tools then run the fine-grained detector alone.
+ */
+export function buildScreen(module: KernelModule, options: Pick<CompileOptions, 'cacheDir'> = {}): Promise<Uint8Array | undefined> {
+  if (module.screenWasm) return Promise.resolve(module.screenWasm);
+  const source = module.screenSource;
+  if (source === undefined) return Promise.resolve(undefined);
+  let p = screens.get(module.id);
+  if (!p) {
+    p = (async () => {
+      const dir = await cacheDirOf(options);
+      const { join } = isNode ? await import('node:path') : { join: (a: string, b: string) => `${a}/${b}` };
+      const file = dir ? join(dir, `${module.id}.simt.screen.wasm`) : undefined;
+      if (file) {
+        const cached = await (await import('node:fs/promises')).readFile(file).then((b) => new Uint8Array(b), () => undefined);
+        if (cached) return cached;
+      }
+      const r = await ascCompile(source, 'screen', true, () => undefined);
+      if (r.diagnostics.length > 0 || dataSegmentCount(r.binary) > 0) return undefined;
+      if (file) {
+        try {
+          const { mkdir, writeFile, rename } = await import('node:fs/promises');
+          await mkdir(dir!, { recursive: true });
+          await writeFile(`${file}.tmp-${process.pid}`, r.binary);
+          await rename(`${file}.tmp-${process.pid}`, file);
+        } catch {
+          // A cache that cannot be written only costs the next run the screen's compile.
+        }
+      }
+      return r.binary;
+    })();
+    screens.set(module.id, p);
+  }
+  return p;
 }
 
 // --- caching ----------------------------------------------------------------------------------
@@ -194,7 +233,9 @@ async function readDiskCache(hash: string, options: CompileOptions): Promise<Ker
     const wasm = new Uint8Array(await readFile(join(dir, `${hash}.simt.wasm`)));
     const fine = new Uint8Array(await readFile(join(dir, `${hash}.simt.fine.wasm`)));
     const screen = await readFile(join(dir, `${hash}.simt.screen.wasm`)).then((b) => new Uint8Array(b), () => undefined);
-    return makeKernelModule(meta, wasm, fine, screen);
+    // Without its screen yet, the module keeps the screen's source: buildScreen makes it on demand.
+    const screenSource = screen ? undefined : await readFile(join(dir, `${hash}.simt.screen.ts`), 'utf8').catch(() => undefined);
+    return makeKernelModule(meta, wasm, fine, screen, screenSource);
   } catch {
     return undefined;
   }
@@ -204,7 +245,12 @@ async function writeDiskCache(module: KernelModule, options: CompileOptions): Pr
   const dir = await cacheDirOf(options);
   if (!dir) return;
   try {
-    await writeModuleFiles(module, dir, module.id);
+    await writeModuleFiles(module, dir, module.id, { screen: false });
+    if (module.screenSource !== undefined) {
+      const { writeFile } = await import('node:fs/promises');
+      const { join } = await import('node:path');
+      await writeFile(join(dir, `${module.id}.simt.screen.ts`), module.screenSource);
+    }
   } catch {
     // A cache that cannot be written only costs the next compile its time.
   }
@@ -215,20 +261,22 @@ async function writeDiskCache(module: KernelModule, options: CompileOptions): Pr
  * `<base>.simt.screen.wasm` (the race screen's form, when it built) in
  * `dir` (each written to a temporary name and renamed, so a reader never sees half a module).
  */
-export async function writeModuleFiles(module: KernelModule, dir: string, base: string): Promise<string> {
+export async function writeModuleFiles(module: KernelModule, dir: string, base: string, o: { screen?: boolean } = {}): Promise<string> {
   const { mkdir, writeFile, rename } = await import('node:fs/promises');
   const { join } = await import('node:path');
   await mkdir(dir, { recursive: true });
   const tmp = `.tmp-${process.pid}-${Date.now()}`;
+  // A module written to files carries its screen (built now if it was not yet).
+  const screen = o.screen === false ? undefined : await buildScreen(module);
   const files: [string, Uint8Array | string][] = [
     [`${base}.simt.wasm`, module.wasm], [`${base}.simt.fine.wasm`, module.fineWasm],
-    ...(module.screenWasm ? [[`${base}.simt.screen.wasm`, module.screenWasm] as [string, Uint8Array]] : []),
+    ...(screen ? [[`${base}.simt.screen.wasm`, screen] as [string, Uint8Array]] : []),
     [`${base}.simt.json`, JSON.stringify(module.meta, null, 2) + '\n'],
   ];
   for (const [name, data] of files) await writeFile(join(dir, name + tmp), data);
   for (const [name] of files) await rename(join(dir, name + tmp), join(dir, name));
   // No screen: none of an earlier build may be taken for this module's.
-  if (!module.screenWasm) await (await import('node:fs/promises')).rm(join(dir, `${base}.simt.screen.wasm`), { force: true });
+  if (o.screen !== false && !screen) await (await import('node:fs/promises')).rm(join(dir, `${base}.simt.screen.wasm`), { force: true });
   return join(dir, `${base}.simt.json`);
 }
 

@@ -75,10 +75,13 @@ export class RaceScreen {
   }
 
   private async instantiate(m: KernelModule): Promise<ScreenProgram | null> {
-    if (!m.screenWasm) return null;
     let module: WebAssembly.Module;
     try {
-      module = await WebAssembly.compile(m.screenWasm as BufferSource);
+      // A module compiled in this process builds its screen on first use (the compiler is
+      // loaded only then); one loaded from files carries it, or has none.
+      const bytes = m.screenWasm ?? (m.screenSource !== undefined ? await (await import('../compiler/index.js')).buildScreen(m) : undefined);
+      if (!bytes) return null;
+      module = await WebAssembly.compile(bytes as BufferSource);
     } catch {
       return null;
     }

@@ -23,7 +23,7 @@ export const build: Command = {
   async run(args, io) {
     const files = [...args.positionals];
     if (files.length === 0) throw new UsageError('simt build needs at least one kernel source (e.g. simt build kernels/histogram.ts -o build)');
-    const { compileKernelFiles, writeModuleFiles, KernelCompileError } = await import('../../compiler/index.js');
+    const { compileKernelFiles, writeModuleFiles, buildScreen, KernelCompileError } = await import('../../compiler/index.js');
     const { basename, join, resolve } = await import('node:path');
     const { writeFile, mkdir } = await import('node:fs/promises');
     const outDir = resolve(stringOption(args.options, 'out') ?? '.');
@@ -62,7 +62,7 @@ export const build: Command = {
       for (const k of mod.meta.kernels) {
         io.out(`${k.name}(${k.params.map((p) => `${p.name}: ${p.kind === 'array' ? `${p.dtype}[]` : p.dtype}`).join(', ')})  ${k.regions} region(s)${k.staticSharedBytes ? `, ${k.staticSharedBytes} B __shared__` : ''}  ${k.file}:${k.line}`);
       }
-      io.out(`wrote ${metaPath} (+ .simt.wasm, .simt.fine.wasm${mod.screenWasm ? ', .simt.screen.wasm' : ''}, ${name}.js, ${name}.d.ts) in ${(ms / 1000).toFixed(2)} s`);
+      io.out(`wrote ${metaPath} (+ .simt.wasm, .simt.fine.wasm${(await buildScreen(mod)) ? ', .simt.screen.wasm' : ''}, ${name}.js, ${name}.d.ts) in ${(ms / 1000).toFixed(2)} s`);
     }
     return 0;
   },
