@@ -167,8 +167,8 @@ export async function replay<I>(job: RaceJob<I>, schedule: string, inputs: I = j
     if (s.mode === 'serial') {
       // A racecheck order run by the screen: the job's launches with the blocks and each phase's
       // threads permuted as the serial backend permutes a launch of this seed.
-      const r = await session.screenRun(job, inputs, { seed: s.seed, maxSteps: o.maxSteps, all: true });
-      if (!r) throw new ScheduleFormatError(`schedule ${schedule.slice(0, 40)}… orders the job's launches as the serial backend does (seed ${s.seed}): it replays on kernel modules with a screen form, and one of this job's has none or a launch failed (rebuild the module with this simt)`);
+      const r = await session.screenRun(job, inputs, { seed: s.generator === 'inorder' ? undefined : s.seed, maxSteps: o.maxSteps, all: true });
+      if (!r) throw new ScheduleFormatError(`schedule ${schedule.slice(0, 40)}… is an order of racecheck's screen (${s.generator === 'inorder' ? 'in order' : `seed ${s.seed}`}): it replays on kernel modules with a screen form, and one of this job's has none or a launch failed (rebuild the module with this simt)`);
       return r;
     }
     return await session.runJob(job, inputs, new ReplayChooser(s.decisions, true, s.strategy === 'interval'), o.detect ?? false, { maxSteps: o.maxSteps });
@@ -238,7 +238,7 @@ export async function racecheck<I>(job: RaceJob<I>, inputs: I = job.inputs(), o:
       const seed = k === 0 ? undefined : seed0 + k - 1;
       const r = await session.screenRun(job, inputs, { seed, maxSteps: o.maxSteps });
       if (!r) { screened = false; break; }
-      const sched = seed === undefined ? fine('interval', null, null, null, []) : formatSchedule({ mode: 'serial', generator: 'splitmix64', seed });
+      const sched = formatSchedule(seed === undefined ? { mode: 'serial', generator: 'inorder', seed: 0 } : { mode: 'serial', generator: 'splitmix64', seed });
       schedules.push(sched);
       compare(r.outputs, sched);
       await o.onProgress?.(k + 1, n);

@@ -9,6 +9,11 @@
 //
 //   simt-sched/2:fine:<strategy>:<generator>:<seed>:<depth>:<count>:<decisions>:<check>
 //   simt-sched/2:serial:splitmix64:<seed>:<check>              (a phase-loop `serial` launch)
+//   simt-sched/2:serial:inorder:0:<check>                      (blocks and threads in order)
+//
+// A race job's `serial` schedule is an order of racecheck's screen (screen.ts): its launches
+// with the blocks and each phase's threads permuted as the serial backend permutes a launch of
+// that seed, or (`inorder`) not permuted.
 //
 // <decisions> is run-length encoded: `g*n` (thread g chosen n times in a row, base 36), joined
 // by '.', or '-' for none; <count> is how many decisions that is (decimal). <check> is the
@@ -202,7 +207,7 @@ export interface FineSchedule {
   decisions: number[];
 }
 
-export interface SerialSchedule { mode: 'serial'; generator: 'splitmix64'; seed: number }
+export interface SerialSchedule { mode: 'serial'; generator: 'splitmix64' | 'inorder'; seed: number }
 
 export type Schedule = FineSchedule | SerialSchedule;
 
@@ -314,11 +319,12 @@ export function parseSchedule(text: string): Schedule {
     if (checksum(body) !== check) throw new ScheduleFormatError(`schedule altered: its checksum ${check} does not match its text (copy the whole string): ${excerpt(t)}`);
   };
   if (parts[1] === 'serial') {
-    if (parts.length !== (v2 ? 5 : 4) || parts[2] !== 'splitmix64') throw new ScheduleFormatError(`bad serial schedule: ${excerpt(t)}`);
+    if (parts.length !== (v2 ? 5 : 4) || (parts[2] !== 'splitmix64' && parts[2] !== 'inorder')) throw new ScheduleFormatError(`bad serial schedule: ${excerpt(t)}`);
     const seed = num(parts[3], 'seed', 0);
     if (seed === null) throw new ScheduleFormatError(`bad serial schedule (no seed): ${excerpt(t)}`);
+    if (parts[2] === 'inorder' && seed !== 0) throw new ScheduleFormatError(`bad serial schedule (an in-order one has seed 0): ${excerpt(t)}`);
     verify();
-    return { mode: 'serial', generator: 'splitmix64', seed };
+    return { mode: 'serial', generator: parts[2] as SerialSchedule['generator'], seed };
   }
   if (parts[1] !== 'fine') throw new ScheduleFormatError(`bad schedule mode ${excerpt(String(parts[1]))} (fine or serial) in schedule ${excerpt(t)}`);
   const fields = v2 ? 9 : 7;
