@@ -20,7 +20,7 @@ import { CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES } from '../src/kernels/
 import { generatePetData } from '../src/jobs/pet/generate.js';
 import { geometrySizes } from '../src/jobs/pet/geometry.js';
 import { coincidenceNextIndex, coincidenceSelect, convertReference, sortByTimeReference } from '../src/jobs/pet/reference.js';
-import { PET_SHAPES, petCrystalLut, petMergeRanks } from '../src/kernels/pet.js';
+import { PET_SHAPES, petMergeRanks } from '../src/kernels/pet.js';
 import { blockScanSharedBytes, compactionSharedBytes } from '../src/kernels/primitives.js';
 import { median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
@@ -169,13 +169,11 @@ function pet(kernel: string, nFrames: number): Workload {
       const { m, n2 } = d;
       const geo = await dev.upload('u32', d.geometry);
       const lut = dev.alloc('u32', 2 * d.lutCount);
-      await dev.launch(petCrystalLut, { grid: Math.ceil(d.lutCount / 256), block: 256 }, [geo, lut, d.lutCount]);
+      await dev.launch((await shippedModule()).kernels.petCrystalLut!, { grid: Math.ceil(d.lutCount / 256), block: 256 }, [geo, lut, d.lutCount]);
       const nothing = async () => {};
       const cth = PET_SHAPES.coinThreads, cel = PET_SHAPES.coinElems;
       const coinGrid = Math.ceil(m / (cth * cel)), countGrid = Math.ceil(Math.ceil(m / cel) / cth);
       switch (kernel) {
-        case 'petCrystalLut':
-          return { args: [geo, lut, d.lutCount], sharedBytes: 0, shape: { grid: Math.ceil(d.lutCount / 256), block: 256 }, reset: nothing, result: () => sumOf(lut) };
         case 'petConvert': {
           const ct = PET_SHAPES.convertThreads, ce = PET_SHAPES.convertElems;
           const counter = dev.alloc('u32', 1), bad = dev.alloc('i32', 1);
@@ -185,11 +183,6 @@ function pet(kernel: string, nFrames: number): Workload {
             sharedBytes: compactionSharedBytes(ct), shape: { grid: Math.ceil(nFrames / (ct * ce)), block: ct },
             async reset() { await counter.fill(0); await bad.fill(0x7fffffff); }, result: () => sumOf(counter),
           };
-        }
-        case 'petPadSingles': {
-          // The job pads [m, n2) of both buffers; pad from half the records so that there is work.
-          const a = dev.alloc('u32', 4 * n2), b = dev.alloc('u32', 4 * n2);
-          return { args: [a, b, n2 >> 1, n2], sharedBytes: 0, shape: { grid: Math.min(1024, Math.ceil(n2 / 2 / 256)), block: 256 }, reset: nothing, result: async () => String((await a.read(4 * n2 - 1, 4 * n2))[0]) };
         }
         case 'petSortTiles': {
           const data = await dev.upload('u32', d.unsorted);
@@ -256,7 +249,7 @@ function workloads(quick: boolean): Record<string, Workload> {
     stsScatterAtomic: stsAtomic(quick ? 1_000_000 : 16_000_000, 'scatter'),
     findClus: pixelClustering('findClus'),
     clusterChargeCut: pixelClustering('clusterChargeCut'),
-    ...Object.fromEntries(['petCrystalLut', 'petConvert', 'petPadSingles', 'petSortTiles', 'petMergeRanks', 'petMergeBlocks', 'petCoinNextIndex',
+    ...Object.fromEntries(['petConvert', 'petSortTiles', 'petMergeRanks', 'petMergeBlocks', 'petCoinNextIndex',
       'petCoinSelect', 'petCoinCount', 'petCoinFill'].map((k) => [k, pet(k, quick ? 1 << 18 : 1 << 20)])),
   };
 }

@@ -1,6 +1,7 @@
-// Inputs and plain-TS references for the PET kernels' specializations (seed 001), used by
-// test/specializations.test.ts: each case is one launch of the generic kernel
-// (kernels/pet/*.ts) and of the hand-written one with the same arguments. The references restate
+// Inputs and plain-TS references for the PET kernels (seed 001): PET_INPUTS for the declared
+// specializations (test/specializations.test.ts: each case is one launch of the generic kernel
+// of kernels/pet/ and of the hand-written one with the same arguments), PET_GENERIC_INPUTS for
+// the generic kernels the job launches without a hand-written form (test/pet-generic.test.ts). The references restate
 // the seed's kernels over whole arrays (src/jobs/pet/reference.ts's formulas where it has them),
 // so agreement of the two kernels is not agreement on a wrong answer.
 import fc from 'fast-check';
@@ -369,22 +370,6 @@ function coinCases(make: (label: string, data: Uint32Array, elems?: number, bloc
 }
 
 export const PET_INPUTS: Record<string, PetInputs> = {
-  petCrystalLut: {
-    cases: () => {
-      const small = geometrySizes(SMALL_GEOMETRY), def = geometrySizes(DEFAULT_GEOMETRY);
-      const nSmall = small.bdmCount * SMALL_GEOMETRY.duNum * small.crystalsPerDu, nDef = def.bdmCount * DEFAULT_GEOMETRY.duNum * def.crystalsPerDu;
-      return [
-        lutCase('small geometry, the job\'s shape', SMALL_GEOMETRY, nSmall, Math.ceil(nSmall / 256), 256),
-        lutCase('small geometry, grid-stride', SMALL_GEOMETRY, nSmall, 2, 32),
-        lutCase('small geometry, no entry', SMALL_GEOMETRY, 0, 1, 64),
-        lutCase('small geometry, one entry', SMALL_GEOMETRY, 1, 1, 64),
-        lutCase('small geometry, 77 entries', SMALL_GEOMETRY, 77, 3, 7),
-        lutCase('default geometry', DEFAULT_GEOMETRY, nDef, Math.ceil(nDef / 256), 256),
-      ];
-    },
-    arbitrary: fc.tuple(fc.integer({ min: 1, max: 9 }), fc.constantFrom(1, 32, 100, 256)).map(([grid, block]) => lutCase(`fast-check, ${grid}×${block}`, SMALL_GEOMETRY, tables(SMALL_GEOMETRY).lut.length / 2, grid, block)),
-    reference: lutRef,
-  },
   petConvert: {
     cases: (_, big) => {
       const out: PetCase[] = [];
@@ -402,12 +387,6 @@ export const PET_INPUTS: Record<string, PetInputs> = {
     arbitrary: fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom(32, 64, 128, 256), fc.integer({ min: 1, max: 8 }), fc.boolean())
       .map(([n, seed, block, elems, win]) => convertCase(`fast-check, seed ${seed}`, SMALL_GEOMETRY, frames(SMALL_GEOMETRY, n, 0.01, seed), win ? [350, 650] : null, undefined, block, elems)),
     reference: convertRef,
-  },
-  petPadSingles: {
-    cases: () => [padCase('the job\'s shape', 3000, 4096, 5, 256), padCase('nothing to pad', 1024, 1024, 1, 256), padCase('all padding', 0, 1024, 4, 256),
-      padCase('grid-stride', 1, 2048, 2, 32), padCase('odd shape', 777, 1024, 3, 7)],
-    arbitrary: fc.tuple(fc.integer({ min: 0, max: 4096 }), fc.integer({ min: 1, max: 9 }), fc.constantFrom(1, 32, 256)).map(([m, grid, block]) => padCase('fast-check', m, Math.max(nextPow2(m), 1024), grid, block)),
-    reference: padRef,
   },
   petSortTiles: {
     cases: (_, big) => [...[0, 1, 2, 1000, 1024, 1025, 3000, 4096].map((m) => tilesCase('random times', m)),
@@ -455,5 +434,31 @@ export const PET_INPUTS: Record<string, PetInputs> = {
     cases: coinCases(fillCase),
     arbitrary: fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom(1, 4, 16), fc.constantFrom(32, 256)).map(([m, seed, e, b]) => fillCase(`fast-check, seed ${seed}`, records(m, seed), e, b)),
     reference: fillRef,
+  },
+};
+
+/** The generic kernels the job launches itself (no hand-written form left): test/pet-generic.test.ts. */
+export const PET_GENERIC_INPUTS: Record<string, PetInputs> = {
+  petCrystalLut: {
+    cases: () => {
+      const small = geometrySizes(SMALL_GEOMETRY), def = geometrySizes(DEFAULT_GEOMETRY);
+      const nSmall = small.bdmCount * SMALL_GEOMETRY.duNum * small.crystalsPerDu, nDef = def.bdmCount * DEFAULT_GEOMETRY.duNum * def.crystalsPerDu;
+      return [
+        lutCase('small geometry, the job\'s shape', SMALL_GEOMETRY, nSmall, Math.ceil(nSmall / 256), 256),
+        lutCase('small geometry, grid-stride', SMALL_GEOMETRY, nSmall, 2, 32),
+        lutCase('small geometry, no entry', SMALL_GEOMETRY, 0, 1, 64),
+        lutCase('small geometry, one entry', SMALL_GEOMETRY, 1, 1, 64),
+        lutCase('small geometry, 77 entries', SMALL_GEOMETRY, 77, 3, 7),
+        lutCase('default geometry', DEFAULT_GEOMETRY, nDef, Math.ceil(nDef / 256), 256),
+      ];
+    },
+    arbitrary: fc.tuple(fc.integer({ min: 1, max: 9 }), fc.constantFrom(1, 32, 100, 256)).map(([grid, block]) => lutCase(`fast-check, ${grid}×${block}`, SMALL_GEOMETRY, tables(SMALL_GEOMETRY).lut.length / 2, grid, block)),
+    reference: lutRef,
+  },
+  petPadSingles: {
+    cases: () => [padCase('the job\'s shape', 3000, 4096, 5, 256), padCase('nothing to pad', 1024, 1024, 1, 256), padCase('all padding', 0, 1024, 4, 256),
+      padCase('grid-stride', 1, 2048, 2, 32), padCase('odd shape', 777, 1024, 3, 7)],
+    arbitrary: fc.tuple(fc.integer({ min: 0, max: 4096 }), fc.integer({ min: 1, max: 9 }), fc.constantFrom(1, 32, 256)).map(([m, grid, block]) => padCase('fast-check', m, Math.max(nextPow2(m), 1024), grid, block)),
+    reference: padRef,
   },
 };

@@ -1,4 +1,5 @@
-// Host declarations of the pet kernels (assembly/kernels/pet/, seed 001). Singles are
+// Host declarations of the hand-written pet kernels (assembly/kernels/pet/, seed 001), each a
+// declared specialization of its generic kernel in kernels/pet/ where the seed has one. Singles are
 // SinglesStruct records of 16 bytes ({u32 crystal, f32 energy, f64 time}) held in u32[]
 // arrays of 4 words per single; pairs are 32-byte CoinStruct records (8 words).
 import { defineKernel } from '../kernel.js';
@@ -24,8 +25,8 @@ export const PET_GEOMETRY_WORDS = [
   'crystalNumY', 'crystalNumZ', 'crystalsPerRing',
 ] as const;
 
-/** (bdm, du, origin) → [global crystal, energy-table row start]; grid-stride. */
-export const petCrystalLut = defineKernel('petCrystalLut', { geometry: 'u32[]', lut: 'u32[]', count: 'i32' }, { specializes: { generic: 'petCrystalLut' } });
+// petCrystalLut ((bdm, du, origin) → [global crystal, energy-table row start]) and petPadSingles
+// (addPadding) are only the generic kernels of kernels/pet/ (simt's shipped module: shippedKernels).
 /**
  * convertUdpToSinglesKernel. Block 128 threads × `elems` frames; shared compactionSharedBytes(block).
  * counter[0] += kept singles; badFrame[0] = min index of an out-of-geometry frame (init 2³¹-1).
@@ -34,8 +35,6 @@ export const petConvert = defineKernel('petConvert', {
   frames: 'u8[]', n: 'i32', dst: 'u32[]', dstBuffer: 'u32[]', counter: 'u32[]', positionTable: 'u8[]', lut: 'u32[]',
   energyTable: 'f32[]', geometry: 'u32[]', eLow: 'f64', eHigh: 'f64', useWindow: 'i32', badFrame: 'i32[]', elems: 'i32',
 }, { specializes: { generic: 'petConvert', orderFree: [{ param: 'dst', from: 0, itemElements: 4 }] } });
-/** addPadding: singles [n, total) of both buffers = {0xffffffff, 0, +∞}; grid-stride. */
-export const petPadSingles = defineKernel('petPadSingles', { a: 'u32[]', b: 'u32[]', n: 'i32', total: 'i32' }, { specializes: { generic: 'petPadSingles' } });
 /** runMergeSortKernel: grid n2/1024, block 512, shared 32 KiB. */
 export const petSortTiles = defineKernel('petSortTiles', { data: 'u32[]', n: 'i32' }, { specializes: { generic: 'petSortTiles' } });
 /** generateRanksKernel: one thread per 256 elements (n2/256 threads), block 256. */
