@@ -48,35 +48,30 @@ export function petWarpScan(input: u32[], out: u32[], sync: i32): void {
 const THREAD_ELEM: u32 = 4;
 
 /**
- * The seed's FillDataKernel (count, then block scan of the valid nextIndex entries). fixed = 0: as
- * the seed, a thread past the data returns before the block's __syncthreads (barrier divergence)
- * and the scans rely on lock-step warps; fixed = 1: every thread reaches every barrier, and __syncwarp.
+ * The seed's FillDataKernel as written (count, then block scan of the valid nextIndex entries): a
+ * thread past the data returns before the block's __syncthreads (barrier divergence) and the
+ * scans rely on lock-step warps. The fixed form, every thread at every barrier and __syncwarp in
+ * the warp scans, is the pipeline's own petCoinCount (kernels/pet/coincidence.ts).
  */
-export function petFillData(nextIndex: i32[], arrayLength: u32, newLength: u32[], scanId: u32[], globalLen: u32[], fixed: i32): void {
+export function petFillData(nextIndex: i32[], arrayLength: u32, newLength: u32[], scanId: u32[], globalLen: u32[]): void {
   const scanTile = __extern_shared__<u32>();
-  let offset1: u32 = 0;
-  let dataBlockLength1: u32 = 0;
   let local1: u32 = 0;
   const id = <u32>(threadIdx.x + blockDim.x * blockIdx.x);
-  const inRange = id * THREAD_ELEM < arrayLength;
-  if (inRange) {
-    offset1 = id * THREAD_ELEM;
-    dataBlockLength1 = offset1 + THREAD_ELEM <= arrayLength ? THREAD_ELEM : arrayLength - offset1;
-  } else if (fixed == 0) {
-    return;
-  }
+  if (id * THREAD_ELEM >= arrayLength) return;
+  const offset1 = id * THREAD_ELEM;
+  const dataBlockLength1 = offset1 + THREAD_ELEM <= arrayLength ? THREAD_ELEM : arrayLength - offset1;
   for (let tx: u32 = 0; tx < dataBlockLength1; ++tx) {
     if (nextIndex[tx + offset1] != -1) local1++;
   }
   __syncthreads();
-  const scan1 = intraBlockScan(scanTile, local1, blockDim.x, fixed);
+  const scan1 = intraBlockScan(scanTile, local1, blockDim.x, 0);
   __syncthreads();
-  if (inRange && (threadIdx.x == blockDim.x - 1 || offset1 + dataBlockLength1 == arrayLength)) {
+  if (threadIdx.x == blockDim.x - 1 || offset1 + dataBlockLength1 == arrayLength) {
     atomicAdd(newLength, 0, scan1);
     globalLen[blockIdx.x] = scan1;
   }
   __syncthreads();
-  if (inRange) scanId[id] = scan1 - local1;
+  scanId[id] = scan1 - local1;
 }
 
 // ---- seed 004: CBM STS counting sort scatter --------------------------------------------------
