@@ -17,6 +17,11 @@ import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import { countModulesReference, findClusReference } from '../src/jobs/pixel/reference.js';
 import { CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER, MAX_NUM_MODULES } from '../src/jobs/pixel/constants.js';
 import { CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES } from '../src/kernels/pixel.js';
+import { generatePetData } from '../src/jobs/pet/generate.js';
+import { geometrySizes } from '../src/jobs/pet/geometry.js';
+import { coincidenceNextIndex, coincidenceSelect, convertReference, sortByTimeReference } from '../src/jobs/pet/reference.js';
+import { PET_SHAPES, petMergeRanks } from '../src/kernels/pet.js';
+import { blockScanSharedBytes, compactionSharedBytes } from '../src/kernels/primitives.js';
 import { median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
 /** One workload: its launch arguments on a device, reset before each run (inside the timing, as the core suite does). */
@@ -28,7 +33,9 @@ interface Workload {
   setup(dev: Device): Promise<{
     args: (DeviceArray | number)[]; sharedBytes: number; reset(): Promise<void>; result(): Promise<string>;
     /** The launch shape when it is not the ops' grid-stride shape. */
-    shape?: { grid: number; block: number };
+    shape?: { grid: number | { x: number; y: number }; block: number };
+    /** Restores an input the kernel overwrites in place (a sort's tile, SelectKernel's nextIndex): before the timing. */
+    restore?(): Promise<void>;
   }>;
 }
 
@@ -124,6 +131,112 @@ function pixelClustering(kernel: 'findClus' | 'clusterChargeCut'): Workload {
   };
 }
 
+/**
+ * The pet suite's frames (generatePetData, seed 1) and what each PET kernel of the job gets from
+ * the one before it (computed by the plain-TS references, once per size): the singles in frame
+ * order, the same sorted by time, nextIndex before and after SelectKernel.
+ */
+const petCache = new Map<number, ReturnType<typeof petStages>>();
+function petStages(nFrames: number) {
+  const ds = generatePetData({ nFrames, seed: 1 });
+  const g = ds.geometry, s = geometrySizes(g);
+  const singles = convertReference(ds.frames, g, ds.positionTable, ds.energyTable);
+  const m = singles.time.length;
+  const n2 = Math.max(2 ** Math.ceil(Math.log2(Math.max(1, m))), PET_SHAPES.sortTile);
+  const recordsOf = (x: typeof singles): Uint32Array => {
+    const w = new Uint32Array(4 * n2);
+    const f32 = new Float32Array(w.buffer), f64 = new Float64Array(w.buffer);
+    for (let i = 0; i < n2; i++) {
+      if (i < m) { w[4 * i] = x.crystal[i]!; f32[4 * i + 1] = x.energy[i]!; f64[2 * i + 1] = x.time[i]!; } else { w[4 * i] = 0xffffffff; f64[2 * i + 1] = Infinity; }
+    }
+    return w;
+  };
+  const sorted = sortByTimeReference(singles).singles;
+  const next = coincidenceNextIndex(sorted);
+  const selected = coincidenceSelect(sorted, next);
+  const geometry = Uint32Array.of(s.bdmCount, g.duNum, g.positionSize, s.crystalsPerDu, s.bdmPerRing, g.blockNumY, g.blockNumZ, g.crystalNumY, g.crystalNumZ, s.crystalsPerRing);
+  return { ds, geometry, lutCount: s.bdmCount * g.duNum * s.crystalsPerDu, m, n2, unsorted: recordsOf(singles), sorted: recordsOf(sorted), next, selected };
+}
+const petData = (n: number) => { let d = petCache.get(n); if (!d) { d = petStages(n); petCache.set(n, d); } return d; };
+const sumOf = async (a: DeviceArray): Promise<string> => String(Array.from(await a.read() as ArrayLike<number>).reduce((x, y) => x + y, 0));
+
+/** One PET kernel as runPet launches it, on its stage's input (nFrames frames). */
+function pet(kernel: string, nFrames: number): Workload {
+  return {
+    size: nFrames, bytes: 16 * nFrames, memoryBytes: 256 << 20,
+    async setup(dev) {
+      const d = petData(nFrames);
+      const { m, n2 } = d;
+      const geo = await dev.upload('u32', d.geometry);
+      const lut = dev.alloc('u32', 2 * d.lutCount);
+      await dev.launch((await shippedModule()).kernels.petCrystalLut!, { grid: Math.ceil(d.lutCount / 256), block: 256 }, [geo, lut, d.lutCount]);
+      const nothing = async () => {};
+      const cth = PET_SHAPES.coinThreads, cel = PET_SHAPES.coinElems;
+      const coinGrid = Math.ceil(m / (cth * cel)), countGrid = Math.ceil(Math.ceil(m / cel) / cth);
+      switch (kernel) {
+        case 'petConvert': {
+          const ct = PET_SHAPES.convertThreads, ce = PET_SHAPES.convertElems;
+          const counter = dev.alloc('u32', 1), bad = dev.alloc('i32', 1);
+          return {
+            args: [await dev.upload('u8', d.ds.frames), nFrames, dev.alloc('u32', 4 * nFrames), dev.alloc('u32', 4 * nFrames), counter, await dev.upload('u8', d.ds.positionTable), lut,
+              await dev.upload('f32', d.ds.energyTable), geo, 350, 650, 1, bad, ce],
+            sharedBytes: compactionSharedBytes(ct), shape: { grid: Math.ceil(nFrames / (ct * ce)), block: ct },
+            async reset() { await counter.fill(0); await bad.fill(0x7fffffff); }, result: () => sumOf(counter),
+          };
+        }
+        case 'petSortTiles': {
+          const data = await dev.upload('u32', d.unsorted);
+          return {
+            args: [data, m], sharedBytes: 2 * PET_SHAPES.sortTile * 16, shape: { grid: n2 / PET_SHAPES.sortTile, block: PET_SHAPES.sortThreads },
+            async restore() { await data.upload(d.unsorted); }, reset: nothing, result: async () => String((await data.read(0, 4))[0]),
+          };
+        }
+        case 'petMergeRanks': case 'petMergeBlocks': {
+          // The last merge pass (the job's per-pass launches on wasm are the top passes, whose
+          // halves barely interleave): the sorted singles as its two sorted halves.
+          const S = n2 / 2, sub = PET_SHAPES.subBlock;
+          const data = await dev.upload('u32', d.sorted);
+          const re = dev.alloc('u32', n2 / sub), ro = dev.alloc('u32', n2 / sub);
+          if (kernel === 'petMergeRanks') return { args: [data, re, ro, S, m, n2], sharedBytes: 0, shape: { grid: Math.ceil(n2 / sub / 256), block: 256 }, reset: nothing, result: () => sumOf(re) };
+          await dev.launch(petMergeRanks, { grid: Math.ceil(n2 / sub / 256), block: 256 }, [data, re, ro, S, m, n2]);
+          const out = dev.alloc('u32', 4 * n2);
+          return { args: [data, out, re, ro, S, m], sharedBytes: 2 * sub * 16, shape: { grid: { x: (2 * S) / sub, y: n2 / (2 * S) }, block: sub }, reset: nothing, result: async () => String((await out.read(0, 4))[0]) };
+        }
+        case 'petCoinNextIndex': case 'petCoinSelect': {
+          const data = await dev.upload('u32', d.sorted), next = await dev.upload('i32', d.next);
+          return {
+            args: [data, next, m, 4000, cel], sharedBytes: 0, shape: { grid: coinGrid, block: cth },
+            ...(kernel === 'petCoinSelect' ? { async restore() { await next.upload(d.next); } } : {}), reset: nothing, result: () => sumOf(next),
+          };
+        }
+        case 'petCoinCount': {
+          const newLength = dev.alloc('u32', 1);
+          return {
+            args: [await dev.upload('i32', d.selected), m, dev.alloc('u32', countGrid * cth), dev.alloc('u32', countGrid), newLength, cel],
+            sharedBytes: blockScanSharedBytes(cth), shape: { grid: countGrid, block: cth }, async reset() { await newLength.fill(0); }, result: () => sumOf(newLength),
+          };
+        }
+        case 'petCoinFill': {
+          // Thread t's first pair at the count of pair starts before its singles (the count kernel's and the scan's results).
+          const scanId = new Uint32Array(countGrid * cth), offsets = new Uint32Array(countGrid);
+          let pairs = 0;
+          for (let t = 0; t < countGrid * cth; t++) {
+            if (t % cth === 0) offsets[t / cth] = pairs;
+            scanId[t] = pairs - offsets[Math.floor(t / cth)]!;
+            for (let i = t * cel; i < Math.min(m, (t + 1) * cel); i++) if (d.selected[i] !== -1) pairs++;
+          }
+          const first = dev.alloc('u32', Math.max(1, pairs));
+          return {
+            args: [await dev.upload('u32', d.sorted), dev.alloc('u32', 8 * Math.max(1, pairs)), first, await dev.upload('i32', d.selected), m, await dev.upload('u32', scanId), await dev.upload('u32', offsets), cel],
+            sharedBytes: 0, shape: { grid: countGrid, block: cth }, reset: nothing, result: () => sumOf(first),
+          };
+        }
+      }
+      throw new Error(`no PET workload for ${kernel}`);
+    },
+  };
+}
+
 /** The workloads by kernel name: every declared specialization has one (the suite throws otherwise). */
 function workloads(quick: boolean): Record<string, Workload> {
   const floats = quick ? 4 << 20 : 64 << 20;
@@ -136,6 +249,8 @@ function workloads(quick: boolean): Record<string, Workload> {
     stsScatterAtomic: stsAtomic(quick ? 1_000_000 : 16_000_000, 'scatter'),
     findClus: pixelClustering('findClus'),
     clusterChargeCut: pixelClustering('clusterChargeCut'),
+    ...Object.fromEntries(['petConvert', 'petSortTiles', 'petMergeRanks', 'petMergeBlocks', 'petCoinNextIndex',
+      'petCoinSelect', 'petCoinCount', 'petCoinFill'].map((k) => [k, pet(k, quick ? 1 << 18 : 1 << 20)])),
   };
 }
 
@@ -149,7 +264,7 @@ async function compare(spec: Kernel, w: Workload, ctx: BenchContext): Promise<Be
   const out: BenchRecord[] = [];
   try {
     await dev.load(mod);
-    const { args, sharedBytes, reset, result, shape } = await w.setup(dev);
+    const { args, sharedBytes, reset, result, shape, restore } = await w.setup(dev);
     const { grid, block } = shape ?? gridStrideShape(dev, w.size);
     for (const workers of workerCounts(ctx)) {
       progress(`${spec.name} generic and specialization, ${workers} workers`);
@@ -159,6 +274,7 @@ async function compare(spec: Kernel, w: Workload, ctx: BenchContext): Promise<Be
       for (let r = -WARMUP; r < RUNS; r++) {
         const pair: number[] = [];
         for (const [form, k] of [['generic', generic], ['specialization', spec]] as const) {
+          await restore?.();
           const t0 = performance.now();
           await reset();
           await dev.launch(k, { grid, block, sharedBytes, workers }, args as never);
@@ -185,8 +301,8 @@ async function compare(spec: Kernel, w: Workload, ctx: BenchContext): Promise<Be
 
 export const suite: BenchSuite = {
   name: 'specializations',
-  description: 'each declared specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis, the STS atomic sort: count and scatter over 16M digis, findClus and clusterChargeCut on one pixel event), the ops\' launch shape, 15 alternating runs',
-  quickDescription: 'each declared specialization against its generic kernel (4Mi f32, 5M pixel digis, 1M STS digis, one pixel event), the ops\' launch shape, 15 alternating runs',
+  description: 'each declared specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis, the STS atomic sort: count and scatter over 16M digis, findClus and clusterChargeCut on one pixel event, the PET kernels on 1M frames), the ops\' launch shape, 15 alternating runs',
+  quickDescription: 'each declared specialization against its generic kernel (4Mi f32, 5M pixel digis, 1M STS digis, one pixel event, 256K PET frames), the ops\' launch shape, 15 alternating runs',
   async run(ctx) {
     const all = workloads(ctx.quick);
     const out: BenchRecord[] = [];

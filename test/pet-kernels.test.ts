@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createDevice, type Device } from '../src/device.js';
 import { Xoshiro128ss } from '../src/data/random.js';
-import { fillDataDivergent, petCoinCount, petMergeBlocks, petMergeRanks, petPadSingles, petSortTiles, petSplitPairs, PET_SHAPES } from '../src/kernels/pet.js';
+import { fillDataDivergent, petCoinCount, petMergeBlocks, petMergeRanks, petSortTiles, petSplitPairs, PET_SHAPES } from '../src/kernels/pet.js';
+import { shippedKernels } from '../src/shippedModule.js';
 import { blockScanSharedBytes } from '../src/kernels/primitives.js';
 
 function nextPow2(x: number) { let p = 1; while (p < x) p *= 2; return p; }
@@ -18,7 +19,7 @@ async function deviceSort(dev: Device, times: Float64Array): Promise<Uint32Array
   for (let i = 0; i < m; i++) { words[4 * i] = i; f64[2 * i + 1] = times[i]!; }
   const a = await dev.upload('u32', words), b = dev.alloc('u32', 4 * n2);
   const re = dev.alloc('u32', n2 / 256), ro = dev.alloc('u32', n2 / 256);
-  await dev.launch(petPadSingles, { grid: 4, block: 256 }, [a, b, m, n2]);
+  await dev.launch((await shippedKernels(dev)).petPadSingles!, { grid: 4, block: 256 }, [a, b, m, n2]);
   await dev.launch(petSortTiles, { grid: n2 / 1024, block: 512, sharedBytes: 32768 }, [a, m]);
   let d = a, o = b;
   for (let S = 1024; S < m; S *= 2) {

@@ -388,7 +388,7 @@ describe('race locations inside inlined device functions', () => {
     const { corpus } = await import('../src/race/corpus.js');
     const job = corpus.find((j) => j.name === 'petIntraWarpScan')!;
     const r = await racecheck(job, undefined, { session });
-    const FILE = 'kernels/race/seeds.ts';
+    const FILE = 'kernels/pet/blockScan.ts';   // the seed's intraWarpScan, shared by the PET kernels and the corpus
     const statement = 'scanTile[index] += scanTile[index - k];';
     const line = lineOf(FILE, statement);
     const column = readFileSync(FILE, 'utf8').split('\n')[line - 1]!.indexOf(statement) + 1;

@@ -31,14 +31,15 @@ describe('the race corpus', () => {
     for (const name of named) {
       expect(typeof name).toBe('string');
       expect(shipped.kernels[name]?.name, name).toBe(name);
-      expect(fileOf(name), name).toMatch(/^kernels\/(race|pixel|sts)\//);
+      expect(fileOf(name), name).toMatch(/^kernels\/(race|pixel|sts|pet)\//);
     }
     // The seeds' jobs run the generic kernels the fast paths declare as theirs, not copies:
-    // seed 000's countModules, seed 004's atomic count and scatter.
+    // seed 000's countModules, seed 001's FillDataKernel (fixed), seed 004's atomic count and scatter.
     expect(fileOf('countModules')).toBe('kernels/pixel/countModules.ts');
+    expect(fileOf('petCoinCount')).toBe('kernels/pet/coincidence.ts');
     expect(fileOf('stsScatterAtomic')).toBe('kernels/sts/atomicSort.ts');
     expect(fileOf('stsCountChannels')).toBe('kernels/sts/atomicSort.ts');
-    expect(named).toEqual(expect.arrayContaining(['countModules', 'stsScatterAtomic', 'stsCountChannels']));
+    expect(named).toEqual(expect.arrayContaining(['countModules', 'petCoinCount', 'stsScatterAtomic', 'stsCountChannels']));
   });
 
   it('a kernel name that simt\'s own module lacks is a one-line LaunchConfigError; its arguments are checked as device.launch checks them', async () => {

@@ -20,6 +20,7 @@ import { CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER, MAX_NUM_MODULES } from
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import { CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES } from '../src/kernels/pixel.js';
 import { pixelModuleAtCapacity, rng, type PixelColumns } from './helpers.js';
+import { PET_INPUTS } from './pet-specializations.js';
 
 const handWritten = handWrittenKernels();
 const specializations = declared();
@@ -27,7 +28,7 @@ const specializations = declared();
 /** One launch: its shape and arguments by parameter name (host arrays are uploaded afresh per launch). */
 interface Case {
   label: string;
-  grid: number;
+  grid: number | { x: number; y: number };
   block: number;
   sharedBytes?: number;
   args: Record<string, ArrayBufferView | number>;
@@ -116,7 +117,7 @@ function reduceReference(name: keyof typeof FOLDS): (c: Case) => Outputs {
   return (c) => {
     const { init, fold, partial } = FOLDS[name];
     const A = c.args.A as Float32Array;
-    return { A: bytesOf(A), B: bytesOf(partial.from(blockTree(A, c.grid, c.block, init, fold))) };
+    return { A: bytesOf(A), B: bytesOf(partial.from(blockTree(A, c.grid as number, c.block, init, fold))) };
   };
 }
 
@@ -402,6 +403,8 @@ const INPUTS: Record<string, Inputs> = {
   },
   findClus: pixelInputs(findClusCase, findClusOutputs, canonicalClusterIds),
   clusterChargeCut: pixelInputs(chargeCutCase, chargeCutOutputs),
+  // The PET pipeline (seed 001): test/pet-specializations.ts.
+  ...PET_INPUTS,
 };
 
 // --- running and comparing ------------------------------------------------------------------
@@ -519,7 +522,10 @@ describe('the declared specializations', () => {
     for (const k of handWritten) {
       expect(k.specializes?.generic, `${k.name}: has a generic form in the shipped module, so must declare it`).toBe(mod.kernels[k.name] ? k.name : undefined);
     }
-    expect(specializations.map((k) => k.name).sort()).toEqual(['clusterChargeCut', 'countModules', 'findClus', 'stsCountChannels', 'stsScatterAtomic', 'vecMax', 'vecMin', 'vecSum']);
+    expect(specializations.map((k) => k.name).sort()).toEqual([
+      'clusterChargeCut', 'countModules', 'findClus', 'petCoinCount', 'petCoinFill', 'petCoinNextIndex', 'petCoinSelect', 'petConvert',
+      'petMergeBlocks', 'petMergeRanks', 'petSortTiles', 'stsCountChannels', 'stsScatterAtomic', 'vecMax', 'vecMin', 'vecSum',
+    ]);
   });
 
   it.each(specializations.map((k) => [k.name, k] as const))('%s names a generic kernel with the same parameters', (_, k) => {

@@ -13,7 +13,8 @@ import { coincidenceRecords, runPetCoincidenceStage } from '../src/jobs/pet/coin
 import { runPetSortStage } from '../src/jobs/pet/sortStage.js';
 import { canonicalNaNEnergies, NO_BAD_FRAME, runPetConvertStage, sortRecords } from '../src/jobs/pet/convertStage.js';
 import { deviceExclusiveScan } from '../src/ops/scan.js';
-import { petPadSingles, petSortTiles, petSplitPairs, petSplitSingles } from '../src/kernels/pet.js';
+import { petSortTiles, petSplitPairs, petSplitSingles } from '../src/kernels/pet.js';
+import { shippedKernels } from '../src/shippedModule.js';
 import { main } from '../src/cli/main.js';
 import { WGSL_KERNELS, type WgslKernelInfo } from '../src/webgpu/kernels.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -102,7 +103,7 @@ describe('compaction (compactNonZeroU32): webgpu vs wasm', () => {
   });
 });
 
-describe('convert stage (petCrystalLut, petConvert): webgpu vs wasm', () => {
+describe('convert stage (petCrystalLut\'s generated WGSL, petConvert): webgpu vs wasm', () => {
   type Win = readonly [number, number] | null;
   async function both(frames: Uint8Array, seedFrames: ReturnType<typeof petFrames>, win: Win) {
     const [a, b] = [await runPetConvertStage(wasm, frames, seedFrames.geometry, seedFrames, win),
@@ -243,14 +244,14 @@ describe('coincidence stage (petCoinNextIndex, petCoinSelect, petCoinCount, petC
   }, 60_000);
 });
 
-describe('petPadSingles: webgpu vs wasm', () => {
+describe('petPadSingles (kernels/pet/sort.ts, generated WGSL): webgpu vs wasm', () => {
   for (const [n, total, grid] of [[0, 0, 1], [0, 1, 1], [1, 1024, 3], [700, 1024, 1], [1000, 4096, 1024], [5, 70_000, 7]] as const) {
     it(`n ${n}, total ${total}, grid ${grid}`, async () => {
       const init = petWords(4 * Math.max(1, total), n + total);
       const outs: Uint32Array[] = [];
       for (const dev of [wasm, gpu] as const) {
         const a = await dev.upload('u32', init), b = await dev.upload('u32', init);
-        await dev.launch(petPadSingles, { grid, block: 256 }, [a, b, n, total]);
+        await dev.launch((await shippedKernels(dev)).petPadSingles!, { grid, block: 256 }, [a, b, n, total]);
         outs.push(await a.read(), await b.read());
         a.free(); b.free();
       }

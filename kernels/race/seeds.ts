@@ -1,7 +1,7 @@
 // The race corpus's kernels from the seeds whose schedules matter (000 CMS countModules, 001 PET
 // FillDataKernel, 004 CBM STS scatter), each as the seed has it and in a hazard or fixed form.
 // Seed 000's own countModules is the shipped kernels/pixel/countModules.ts. Jobs: src/race/corpus.ts.
-import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __syncwarp, __extern_shared__, atomicAdd } from "simt/kernel";
+import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __extern_shared__, atomicAdd } from "simt/kernel";
 
 // countModules' invalidModuleId (module-level names are shared by every source under kernels/).
 const invalidModule: u16 = 65534;
@@ -36,47 +36,7 @@ export function countModulesCount(id: u16[], count: u32[], clusterId: i32[], num
 
 // ---- seed 001: PET intraWarpScan / intraBlockScan / FillDataKernel ----------------------------
 
-/**
- * The seed's intraWarpScan: exclusive scan of `val` over the warp through shared memory. sync = 0:
- * as the seed, relying on lock-step lanes (volatile); sync = 1: __syncwarp() between every read
- * and the next write (the fix for independent thread scheduling).
- */
-function intraWarpScan(scanTile: u32[], val: u32, blockSize: i32, sync: i32): u32 {
-  const w = min(blockSize, 32);
-  if (sync != 0) __syncwarp();
-  let index = 2 * threadIdx.x - (threadIdx.x & (w - 1));
-  scanTile[index] = 0;
-  index += w;
-  scanTile[index] = val;
-  if (sync != 0) __syncwarp();
-  for (let k = 1; k <= 16; k <<= 1) {
-    if (blockSize >= 2 * k) {
-      if (sync != 0) {
-        const other = scanTile[index - k];
-        __syncwarp();
-        scanTile[index] += other;
-        __syncwarp();
-      } else {
-        scanTile[index] += scanTile[index - k];
-      }
-    }
-  }
-  const r = scanTile[index] - val;
-  if (sync != 0) __syncwarp();
-  return r;
-}
-
-/** The seed's intraBlockScan: inclusive scan of `val` over the block (scanTile: 2 · blockSize words). */
-function intraBlockScan(scanTile: u32[], val: u32, blockSize: i32, sync: i32): u32 {
-  const warpIdx = threadIdx.x >> 5;
-  const warpResult = intraWarpScan(scanTile, val, blockSize, sync);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 31) scanTile[warpIdx] = warpResult + val;
-  __syncthreads();
-  if (threadIdx.x < 32) scanTile[threadIdx.x] = intraWarpScan(scanTile, scanTile[threadIdx.x], blockSize / 32, sync);
-  __syncthreads();
-  return warpResult + scanTile[warpIdx] + val;
-}
+// intraWarpScan and intraBlockScan are the PET kernels' own (kernels/pet/blockScan.ts).
 
 /** out = exclusive warp scan of input (one warp); sync = 0: the seed's lock-step form (a warp-sync hazard). */
 export function petWarpScan(input: u32[], out: u32[], sync: i32): void {
@@ -88,35 +48,30 @@ export function petWarpScan(input: u32[], out: u32[], sync: i32): void {
 const THREAD_ELEM: u32 = 4;
 
 /**
- * The seed's FillDataKernel (count, then block scan of the valid nextIndex entries). fixed = 0: as
- * the seed, a thread past the data returns before the block's __syncthreads (barrier divergence)
- * and the scans rely on lock-step warps; fixed = 1: every thread reaches every barrier, and __syncwarp.
+ * The seed's FillDataKernel as written (count, then block scan of the valid nextIndex entries): a
+ * thread past the data returns before the block's __syncthreads (barrier divergence) and the
+ * scans rely on lock-step warps. The fixed form, every thread at every barrier and __syncwarp in
+ * the warp scans, is the pipeline's own petCoinCount (kernels/pet/coincidence.ts).
  */
-export function petFillData(nextIndex: i32[], arrayLength: u32, newLength: u32[], scanId: u32[], globalLen: u32[], fixed: i32): void {
+export function petFillData(nextIndex: i32[], arrayLength: u32, newLength: u32[], scanId: u32[], globalLen: u32[]): void {
   const scanTile = __extern_shared__<u32>();
-  let offset1: u32 = 0;
-  let dataBlockLength1: u32 = 0;
   let local1: u32 = 0;
   const id = <u32>(threadIdx.x + blockDim.x * blockIdx.x);
-  const inRange = id * THREAD_ELEM < arrayLength;
-  if (inRange) {
-    offset1 = id * THREAD_ELEM;
-    dataBlockLength1 = offset1 + THREAD_ELEM <= arrayLength ? THREAD_ELEM : arrayLength - offset1;
-  } else if (fixed == 0) {
-    return;
-  }
+  if (id * THREAD_ELEM >= arrayLength) return;
+  const offset1 = id * THREAD_ELEM;
+  const dataBlockLength1 = offset1 + THREAD_ELEM <= arrayLength ? THREAD_ELEM : arrayLength - offset1;
   for (let tx: u32 = 0; tx < dataBlockLength1; ++tx) {
     if (nextIndex[tx + offset1] != -1) local1++;
   }
   __syncthreads();
-  const scan1 = intraBlockScan(scanTile, local1, blockDim.x, fixed);
+  const scan1 = intraBlockScan(scanTile, local1, blockDim.x, 0);
   __syncthreads();
-  if (inRange && (threadIdx.x == blockDim.x - 1 || offset1 + dataBlockLength1 == arrayLength)) {
+  if (threadIdx.x == blockDim.x - 1 || offset1 + dataBlockLength1 == arrayLength) {
     atomicAdd(newLength, 0, scan1);
     globalLen[blockIdx.x] = scan1;
   }
   __syncthreads();
-  if (inRange) scanId[id] = scan1 - local1;
+  scanId[id] = scan1 - local1;
 }
 
 // ---- seed 004: CBM STS counting sort scatter --------------------------------------------------

@@ -100,7 +100,7 @@ export const corpus: RaceJob<Inputs>[] = [
     name: 'petFillData', seed: '001', racy: true, expect: ['barrier-divergence'],
     summary: 'PET FillDataKernel: threads past the data return before the block\'s __syncthreads',
     buffers: { nextIndex: ['i32', nextIndex], newLength: ['u32', 1], scanId: ['u32', 38], globalLen: ['u32', 1] },
-    launches: [{ kernel: 'petFillData', grid: 1, block: 64, shared: 512, args: ['nextIndex', 150, 'newLength', 'scanId', 'globalLen', 0] }],
+    launches: [{ kernel: 'petFillData', grid: 1, block: 64, shared: 512, args: ['nextIndex', 150, 'newLength', 'scanId', 'globalLen'] }],
     outputs: ['newLength', 'scanId', 'globalLen'],
   }),
   job({
@@ -209,9 +209,10 @@ export const corpus: RaceJob<Inputs>[] = [
     launches: [{ kernel: 'petWarpScan', grid: 1, block: 32, shared: 256, args: ['input', 'out', 1] }], outputs: ['out'],
   }),
   job({
-    name: 'petFillDataFixed', seed: '001', racy: false, summary: 'FillDataKernel with every thread reaching every barrier and synchronised warp scans',
-    buffers: { nextIndex: ['i32', nextIndex], newLength: ['u32', 1], scanId: ['u32', 38], globalLen: ['u32', 1] },
-    launches: [{ kernel: 'petFillData', grid: 1, block: 64, shared: 512, args: ['nextIndex', 150, 'newLength', 'scanId', 'globalLen', 1] }],
+    name: 'petFillDataFixed', seed: '001', racy: false,
+    summary: 'FillDataKernel with every thread reaching every barrier and synchronised warp scans (the pipeline\'s own petCoinCount)',
+    buffers: { nextIndex: ['i32', nextIndex], newLength: ['u32', 1], scanId: ['u32', 64], globalLen: ['u32', 1] },
+    launches: [{ kernel: 'petCoinCount', grid: 1, block: 64, args: ['nextIndex', 150, 'scanId', 'globalLen', 'newLength', 4] }],
     outputs: ['newLength', 'scanId', 'globalLen'],
   }),
   job({

@@ -64,11 +64,9 @@ export const WGSL_KERNELS = {
     name: 'compactNonZeroU32', entryPoint: 'compactNonZeroU32', source: 'primitives/compactNonZeroU32', powerOfTwoBlock: false,
     params: [arr('input', 'u32'), scal('n', 'i32'), arr('output', 'u32'), arr('counter', 'u32'), scal('items', 'i32')],
   },
-  // assembly/kernels/pet/ (seed 001): see the .wgsl files there and docs/webgpu.md.
-  petCrystalLut: {
-    name: 'petCrystalLut', entryPoint: 'petCrystalLut', source: 'kernels/pet/petCrystalLut', powerOfTwoBlock: false,
-    params: [arr('geometry', 'u32'), arr('lut', 'u32'), scal('count', 'i32')],
-  },
+  // assembly/kernels/pet/ (seed 001): see the .wgsl files there and docs/webgpu.md. petCrystalLut and
+  // petPadSingles are the generic kernels of kernels/pet/: webgpu runs their generated WGSL.
+
   petConvert: {
     name: 'petConvert', entryPoint: 'petConvert', source: 'kernels/pet/petConvert', powerOfTwoBlock: false,
     params: [
@@ -105,10 +103,7 @@ export const WGSL_KERNELS = {
     params: [arr('data', 'u32'), arr('pairs', 'u32'), arr('pairFirst', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'),
       arr('scanId', 'u32'), arr('blockOffsets', 'u32'), scal('elems', 'i32')],
   },
-  petPadSingles: {
-    name: 'petPadSingles', entryPoint: 'petPadSingles', source: 'kernels/pet/petPadSingles', powerOfTwoBlock: false,
-    params: [arr('a', 'u32'), arr('b', 'u32'), scal('n', 'i32'), scal('total', 'i32')],
-  },
+
   // TILE = 1024 records; BLOCK_X a power of two dividing it (block 256 on SwiftShader).
   petSortTiles: {
     name: 'petSortTiles', entryPoint: 'petSortTiles', source: 'kernels/pet/petSortTiles', powerOfTwoBlock: true,

@@ -13,8 +13,9 @@
 // Interpretations (see docs/pet.md):
 // - time: nTime is a big-endian u64, converted to f64 with one rounding (u64 → double);
 //   energy: big-endian u16 (Energy[0] << 8 | Energy[1]) as float.
-// - crystal indices: computed once per (BDM, DU, position-table entry) by petCrystalLut with
-//   the seed's formulas (so the per-frame path does no integer division); localY divides by
+// - crystal indices: computed once per (BDM, DU, position-table entry) by petCrystalLut
+//   (kernels/pet/convert.ts, the generic kernel the job launches) with the seed's formulas (so
+//   the per-frame path does no integer division); localY divides by
 //   crystalNumZ (the row length; the seed writes crystalNumY, equal for the square DUs the
 //   geometry requires) and crystals per ring include moduleNumY (the seed's formula omits it,
 //   equal for moduleNumY = 1).
@@ -26,7 +27,7 @@
 //   the seed; here they are dropped and the smallest such frame index is recorded in
 //   badFrame[0] (atomicMin) so the host can reject the input.
 
-import { blockIdx, blockDim, gridDim, beginPhase, threadAt, scheduleIsFree, sharedMem, registers, atomicMin } from "../../runtime";
+import { blockIdx, blockDim, beginPhase, threadAt, scheduleIsFree, sharedMem, registers, atomicMin } from "../../runtime";
 import { compactionOffsets } from "../../primitives/compaction";
 import { NO_CRYSTAL, singleAt } from "./singles";
 
@@ -35,50 +36,10 @@ const G_BDM_COUNT = 0;
 const G_DU_NUM = 1;
 const G_POSITION_SIZE = 2;
 const G_CRYSTALS_PER_DU = 3;
-const G_BDM_PER_RING = 4;
-const G_BLOCK_NUM_Y = 5;
-const G_BLOCK_NUM_Z = 6;
-const G_CRYSTAL_NUM_Y = 7;
-const G_CRYSTAL_NUM_Z = 8;
-const G_CRYSTALS_PER_RING = 9;
 const ENERGY_BINS: i32 = 1000;
 
 // @ts-ignore: decorator
 @inline function geo(g: usize, k: i32): i32 { return load<i32>(g + (<usize>k << 2)); }
-
-/**
- * lut[2e], lut[2e+1] for e = (bdm·duNum + du)·crystalsPerDu + origin: the global crystal
- * index and the energy-table row start (floats) — the seed's per-frame formulas, tabulated.
- */
-export function petCrystalLut(g: usize, lut: usize, count: i32): void {
-  const duNum = geo(g, G_DU_NUM);
-  const cpd = geo(g, G_CRYSTALS_PER_DU);
-  const bdmPerRing = geo(g, G_BDM_PER_RING);
-  const bny = geo(g, G_BLOCK_NUM_Y);
-  const bnz = geo(g, G_BLOCK_NUM_Z);
-  const cy = geo(g, G_CRYSTAL_NUM_Y);
-  const cz = geo(g, G_CRYSTAL_NUM_Z);
-  const perRing = geo(g, G_CRYSTALS_PER_RING);
-  const stride = gridDim.x * blockDim.x;
-  for (let base = blockIdx.x * blockDim.x; base < count; base += stride) {
-    const m = beginPhase();
-    for (let k = 0; k < m; k++) {
-      const e = base + threadAt(k);
-      if (e >= count) continue;
-      const origin = e % cpd;
-      const bd = e / cpd;
-      const du = bd % duNum;
-      const bdm = bd / duNum;
-      const localX = origin % cz;
-      const localY = origin / cz;
-      const local = localX + (cy - 1 - localY) * cz;
-      const inRing = (bdm % bdmPerRing) * bny * cy + (du / bnz) * cy + local / cz;
-      const ring = (bdm / bdmPerRing) * bnz * cz + (du % bnz) * cz + local % cz;
-      store<u32>(lut + (<usize>e << 3), <u32>(inRing + ring * perRing));
-      store<u32>(lut + (<usize>e << 3), <u32>((bd * cpd + local) * ENERGY_BINS), 4);
-    }
-  }
-}
 
 // @ts-ignore: decorator
 @inline function accepted(crystal: u32, e: f32, eLow: f64, eHigh: f64, useWindow: i32): bool {

@@ -1,5 +1,6 @@
-// pet kernels (seed 001): re-exported by assembly/index.ts. See docs/pet.md.
-export { petCrystalLut, petConvert } from "./convert";
+// pet kernels (seed 001): re-exported by assembly/index.ts. See docs/pet.md. petCrystalLut and
+// petPadSingles are only the generic kernels of kernels/pet/ (simt's shipped module).
+export { petConvert } from "./convert";
 export { petSplitSingles, petSplitPairs } from "./singles";
-export { petPadSingles, petSortTiles, petMergeRanks, petMergeBlocks, petMergeLevels } from "./sort";
+export { petSortTiles, petMergeRanks, petMergeBlocks, petMergeLevels } from "./sort";
 export { petCoinNextIndex, petCoinSelect, petCoinCount, fillDataDivergent, petCoinFill } from "./coincidence";

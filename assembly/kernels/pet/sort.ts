@@ -1,5 +1,6 @@
 // Seed 001's GPU merge sort of singles by time (parallelMergeSort), stable:
-//   1. addPadding: both buffers get padding singles (time +∞) on [n, n2), n2 = max(2^⌈log₂n⌉, 1024);
+//   1. addPadding: both buffers get padding singles (time +∞) on [n, n2), n2 = max(2^⌈log₂n⌉, 1024)
+//      (petPadSingles: the generic kernel of kernels/pet/sort.ts);
 //   2. petSortTiles (runMergeSortKernel): each 1024-element tile sorted in shared memory;
 //   3. while sortedBlockSize < n: petMergeRanks (generateRanksKernel: one rank sample every
 //      SUB_BLOCK_SIZE = 256 elements, its rank in the opposite sorted block) then
@@ -34,7 +35,7 @@
 //   opposite block's start (the seed subtracts sortedBlockSize, right only for the first pair).
 
 import { blockIdx, blockDim, gridDim, beginPhase, threadAt, scheduleIsFree, sharedMem, registers } from "../../runtime";
-import { NO_CRYSTAL, singleAt, timeOf, copySingle } from "./singles";
+import { singleAt, timeOf, copySingle } from "./singles";
 
 export const TILE: i32 = 1024;
 export const SUB_BLOCK_SIZE: i32 = 256;
@@ -61,18 +62,7 @@ const TRIM_MIN: i32 = 64;
   return lo;
 }
 
-/** addPadding: a[i] = b[i] = { NO_CRYSTAL, 0, +∞ } for n ≤ i < total (grid-stride). */
-export function petPadSingles(a: usize, b: usize, n: i32, total: i32): void {
-  const pad = f64x2.replace_lane(i32x4(<i32>NO_CRYSTAL, 0, 0, 0), 1, Infinity);
-  const stride = gridDim.x * blockDim.x;
-  for (let base = n + blockIdx.x * blockDim.x; base < total; base += stride) {
-    const m = beginPhase();
-    for (let k = 0; k < m; k++) {
-      const i = base + threadAt(k);
-      if (i < total) { v128.store(singleAt(a, i), pad); v128.store(singleAt(b, i), pad); }
-    }
-  }
-}
+// addPadding is petPadSingles of kernels/pet/sort.ts (the generic kernel the job launches).
 
 /**
  * Stable sequential merge of src[a..a+na) and src[b..b+nb) into dst (the free-schedule path).

@@ -1,12 +1,13 @@
 /**
  * The convert stage of the PET job (petCrystalLut + petConvert) on its own, on any GpuDevice —
- * wasm, serial or webgpu (the kernels with WGSL twins) — with runPet's launch shapes. Used to
+ * wasm, serial or webgpu (petConvert's WGSL twin, petCrystalLut's generated WGSL) — with runPet's launch shapes. Used to
  * cross-check the stage between backends (src/crosscheck/jobs/pet.ts); runPet itself is
  * unchanged.
  */
 import type { GpuDevice } from '../../deviceApi.js';
 import { compactionSharedBytes } from '../../kernels/primitives.js';
-import { PET_SHAPES, petConvert, petCrystalLut } from '../../kernels/pet.js';
+import { PET_SHAPES, petConvert } from '../../kernels/pet.js';
+import { shippedKernels } from '../../shippedModule.js';
 import { frameCount } from './format.js';
 import { geometrySizes, type PetGeometry } from './geometry.js';
 import { DEFAULT_ENERGY_WINDOW } from './reference.js';
@@ -46,7 +47,7 @@ export async function runPetConvertStage(device: GpuDevice, frames: Uint8Array, 
     const badFrame = keep(await device.upload('i32', new Int32Array([NO_BAD_FRAME])));
     const lutCount = s.bdmCount * g.duNum * s.crystalsPerDu;
     const dLut = keep(device.alloc('u32', 2 * lutCount));
-    await device.launch(petCrystalLut, { grid: Math.ceil(lutCount / 256), block: 256 }, [dGeo, dLut, lutCount]);
+    await device.launch((await shippedKernels(device)).petCrystalLut!, { grid: Math.ceil(lutCount / 256), block: 256 }, [dGeo, dLut, lutCount]);
     const ct = PET_SHAPES.convertThreads, ce = PET_SHAPES.convertElems;
     if (n > 0) {
       const w = energyWindow;

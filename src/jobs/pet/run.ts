@@ -9,9 +9,10 @@ import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
 import type { DeviceArray } from '../../memory/deviceArray.js';
 import { compactionSharedBytes, blockScanSharedBytes } from '../../kernels/primitives.js';
 import {
-  PET_SHAPES, petCoinCount, petCoinFill, petCoinNextIndex, petCoinSelect, petConvert, petCrystalLut, petMergeBlocks,
-  petMergeLevels, petMergeRanks, petPadSingles, petSortTiles, petSplitPairs, petSplitSingles,
+  PET_SHAPES, petCoinCount, petCoinFill, petCoinNextIndex, petCoinSelect, petConvert, petMergeBlocks,
+  petMergeLevels, petMergeRanks, petSortTiles, petSplitPairs, petSplitSingles,
 } from '../../kernels/pet.js';
+import { shippedKernels } from '../../shippedModule.js';
 import { deviceExclusiveScan } from '../../ops/scan.js';
 import { readElement } from '../../memory/hostAccess.js';
 import { FRAME_BYTES, frameCount } from './format.js';
@@ -105,7 +106,8 @@ export async function sortSinglesByTime(device: GpuDevice, a: DeviceArray<'u32'>
   let data = a, other = b;
   let passes = 0;
   if (m <= 1) return { result: a, mergePasses: 0 };
-  await launch(petPadSingles, { grid: Math.min(1024, Math.ceil((n2 - m) / 256) || 1), block: 256 }, [a, b, m, n2]);
+  // addPadding and the crystal table are the generic kernels of kernels/pet/ (simt's own module).
+  await launch((await shippedKernels(device)).petPadSingles!, { grid: Math.min(1024, Math.ceil((n2 - m) / 256) || 1), block: 256 }, [a, b, m, n2]);
   await launch(petSortTiles, { grid: n2 / PET_SHAPES.sortTile, block: PET_SHAPES.sortThreads, sharedBytes: 2 * PET_SHAPES.sortTile * 16 }, [data, m]);
   const sub = PET_SHAPES.subBlock;
   const totalPasses = Math.max(0, Math.ceil(Math.log2(m / PET_SHAPES.sortTile)));
@@ -310,7 +312,7 @@ export async function runPet(device: GpuDevice, frames: Uint8Array | DeviceArray
     // ---- convert
     const lutCount = s.bdmCount * g.duNum * s.crystalsPerDu;
     const dLut = keep(device.alloc('u32', 2 * lutCount));
-    await launch(petCrystalLut, { grid: Math.ceil(lutCount / 256), block: 256 }, [dGeo, dLut, lutCount]);
+    await launch((await shippedKernels(device)).petCrystalLut!, { grid: Math.ceil(lutCount / 256), block: 256 }, [dGeo, dLut, lutCount]);
     const ct = PET_SHAPES.convertThreads, ce = PET_SHAPES.convertElems;
     if (n > 0) {
       const win = v.energyWindow;

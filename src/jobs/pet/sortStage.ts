@@ -7,7 +7,8 @@
  * (256 on SwiftShader) — the tile stays 1024 records, so the result is the same.
  */
 import type { GpuDevice } from '../../deviceApi.js';
-import { PET_SHAPES, petMergeBlocks, petMergeRanks, petPadSingles, petSortTiles } from '../../kernels/pet.js';
+import { PET_SHAPES, petMergeBlocks, petMergeRanks, petSortTiles } from '../../kernels/pet.js';
+import { shippedKernels } from '../../shippedModule.js';
 
 export interface PetSortStageResult {
   /** After petPadSingles + petSortTiles: 4 words per record, n2 records. */
@@ -35,7 +36,7 @@ export async function runPetSortStage(device: GpuDevice, records: Uint32Array): 
     let other = keep(await device.upload('u32', init));
     const passes: PetSortStageResult['passes'] = [];
     if (m <= 1) return { tiles: init, passes, sorted: records.slice(), sortBlock };
-    await device.launch(petPadSingles, { grid: Math.min(1024, Math.ceil((n2 - m) / 256) || 1), block: 256 }, [data, other, m, n2]);
+    await device.launch((await shippedKernels(device)).petPadSingles!, { grid: Math.min(1024, Math.ceil((n2 - m) / 256) || 1), block: 256 }, [data, other, m, n2]);
     await device.launch(petSortTiles, { grid: n2 / PET_SHAPES.sortTile, block: sortBlock, sharedBytes: sortBlock === 512 ? 2 * PET_SHAPES.sortTile * 16 : 0 }, [data, m]);
     const tiles = await data.read();
     const sub = PET_SHAPES.subBlock;
