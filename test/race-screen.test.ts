@@ -123,11 +123,19 @@ export function blockSum(x: i32[], out: i32[], n: i32, withBarrier: i32): void {
   }
 }
 
-// Bytes of one word written by different threads: no race in CUDA (the screen tracks words and
-// leaves it to the detector, which tracks bytes).
-export function bytes(out: u8[], n: i32): void {
+// Bytes of one word written by different threads: no race in CUDA (the screen keeps which
+// bytes of a word each record covers). With \`readBack\`, each thread then reads its
+// neighbour's byte in the same barrier interval: a race.
+export function bytes(out: u8[], n: i32, readBack: i32): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = <u8>(i * 7);
+  if (readBack != 0 && i + 1 < n && out[i + 1] == 255) out[i] = 0;
+}
+
+// u16 in-place updates: each thread reads and writes its own element (race-free).
+export function bump(x: u16[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = x[i] + <u16>1;
 }
 
 // Every block adds into one counter: atomics, no race.
@@ -163,14 +171,30 @@ describe('the race screen on a user module', () => {
     }
   });
 
-  it('leaves bytes of one word written by different threads to the detector, which reports no race', async () => {
+  it('screens bytes of one word written by different threads clean (no race), and their neighbour\'s read in the same interval not clean (a race)', async () => {
     const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
-    const bytesJob = defineJob({ name: 'bytes', module: mod, buffers: { out: ['u8', 77] }, launches: [{ kernel: 'bytes', grid: 2, block: 64, args: ['out', 77] }] });
-    const b = await both(bytesJob);
-    expect(b.verdict!.clean).toBe(false);
+    for (const n of [1, 3, 77, 256]) {
+      const job = defineJob({ name: `bytes-${n}`, module: mod, buffers: { out: ['u8', n] }, launches: [{ kernel: 'bytes', grid: Math.ceil(n / 64), block: 64, args: ['out', n, 0] }] });
+      const b = await both(job);
+      expect(b.verdict!.clean, `n=${n}`).toBe(true);
+      expect(hazards(b.detector)).toEqual([]);
+      expect(Array.from(b.screened.outputs.out as ArrayLike<number>)).toEqual(Array.from({ length: n }, (_, i) => (i * 7) & 255));
+    }
+    const racy = defineJob({ name: 'bytes-racy', module: mod, buffers: { out: ['u8', 77] }, launches: [{ kernel: 'bytes', grid: 2, block: 64, args: ['out', 77, 1] }] });
+    const r = await both(racy);
+    expect(r.verdict!.clean).toBe(false);
+    expect(hazards(r.screened).map((x) => x.kind)).toContain('data-race');
+  });
+
+  it('screens in-place u16 updates clean: each thread its own element, two to a word', async () => {
+    const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
+    const r = rng(3);
+    const x = Array.from({ length: 301 }, () => Math.floor(r() * 65535));
+    const job = defineJob({ name: 'bump', module: mod, buffers: { x: ['u16', x] }, launches: [{ kernel: 'bump', grid: 3, block: 128, args: ['x', x.length] }] });
+    const b = await both(job);
+    expect(b.verdict!.clean).toBe(true);
     expect(hazards(b.detector)).toEqual([]);
-    expect(hazards(b.screened)).toEqual([]);
-    expect(Array.from(b.screened.outputs.out as ArrayLike<number>)).toEqual(Array.from({ length: 77 }, (_, i) => (i * 7) & 255));
+    expect(Array.from(b.screened.outputs.x as ArrayLike<number>)).toEqual(x.map((v) => (v + 1) & 0xffff));
   });
 
   it('screens atomics from every block clean (no race), with the right total', async () => {

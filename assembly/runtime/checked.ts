@@ -9,13 +9,17 @@
 // detector decides). So its model is the detector's, coarsened where that only adds findings:
 //   - two accesses are ordered when they are of one thread, or of one block with a
 //     __syncthreads between them; __syncwarp, warp operations and fences order nothing here;
-//   - memory is tracked per 4-byte word: accesses to different bytes of one word by different
-//     threads count as touching the same bytes;
+//   - memory is tracked per 4-byte word, each record with the bytes of the word it covers;
 //   - each word keeps the last plain write, the last atomic and two plain reads (the
-//     detector's per-byte records: shadow.ts says why that is enough).
-// A record is (block + 1, thread << 22 | epoch): the epoch is the block's __syncthreads count
-// (mod 2^22: a wrap can only make two accesses look unordered, a finding). Shared memory is
-// reused by the next block on the worker, so a shared word's record of another block is stale.
+//     detector's per-byte records: shadow.ts says why that is enough). Where the detector
+//     would keep different records for different bytes of one word (threads writing
+//     neighbouring bytes), the screen merges them into one record of "every thread of the block"
+//     (or of any block) over the bytes of both, in the later barrier interval: a later access
+//     to those bytes in that interval is then a finding.
+// A record is (block + 1, thread << 22 | bytes << 18 | epoch): the epoch is the block's
+// __syncthreads count (mod 2^18: a wrap can only make two accesses look unordered, a finding).
+// Shared memory is reused by the next block on the worker, so a shared word's record of another
+// block is stale.
 //
 // Layout (set by the host, __screenSetup): a page directory (one i32 per 4 KiB of device
 // memory: 0, or 1 + the index of its shadow page) and an arena of shadow pages (1024 words ×
@@ -36,7 +40,12 @@ const PAGE_BITS: u32 = 12;
 const WORDS_PER_PAGE: i32 = 1024;
 const SLOTS: i32 = 8; // W (block, tw), A, R1, R2
 const SHADOW_PAGE_BYTES: i32 = WORDS_PER_PAGE * SLOTS * 4;
-const EPOCH_MASK: i32 = (1 << 22) - 1;
+/** A record's second word: thread << 22 | bytes of the word << 18 | barrier interval (mod 2^18). */
+const THREAD_SHIFT: i32 = 22;
+const MASK_SHIFT: i32 = 18;
+const EPOCH_MASK: i32 = (1 << MASK_SHIFT) - 1;
+/** A record's first word: block + 1; -(block + 1) for a merged record of several threads of one block; this for several blocks. */
+const MULTI_BLOCK: i32 = i32.MIN_VALUE;
 
 let dirBase: usize = 0;
 let dirPages: u32 = 0;
@@ -117,13 +126,39 @@ function shadowPage(word: u32): usize {
   return arenaBase + <usize>(p - 1) * <usize>SHADOW_PAGE_BYTES;
 }
 
+/** The bytes of its word a record covers (bit k: byte k). */
+// @ts-ignore: decorator
+@inline function maskOf(t: i32): i32 { return (t >>> MASK_SHIFT) & 15; }
+
 /**
- * True when the record (pb, pt) is ordered before the current access (cb, ct): the same thread,
- * or the same block in an earlier barrier interval. An empty record (pb == 0) is ordered.
+ * True when the record (pb, pt) is ordered before the current access (cb, ct): empty; of the
+ * same thread; or of the same block in an earlier barrier interval (a merged record of several
+ * threads of one block: its latest interval is earlier). A record merged across blocks never is.
  */
 // @ts-ignore: decorator
 @inline function ordered(pb: i32, pt: i32, cb: i32, ct: i32): bool {
-  return pb == 0 || (pb == cb && ((pt >>> 22) == (ct >>> 22) || (pt & EPOCH_MASK) != (ct & EPOCH_MASK)));
+  if (pb == 0) return true;
+  if (pb > 0) return pb == cb && ((pt >>> THREAD_SHIFT) == (ct >>> THREAD_SHIFT) || (pt & EPOCH_MASK) != (ct & EPOCH_MASK));
+  return pb == -cb && (pt & EPOCH_MASK) != (ct & EPOCH_MASK);
+}
+
+/** No conflict between the record and the current access: ordered, or on other bytes of the word. */
+// @ts-ignore: decorator
+@inline function quiet(pb: i32, pt: i32, cb: i32, ct: i32): bool {
+  return pb == 0 || (maskOf(pt) & maskOf(ct)) == 0 || ordered(pb, pt, cb, ct);
+}
+
+// The record that keeps what both the old record and the current access say (mergedBlock and
+// mergedTw): the current one where it covers the old one's bytes; the same thread's with both
+// masks; else a merged record — every thread of the block (or of any block), the bytes of both,
+// the current interval — which can only make later accesses look unordered (a finding).
+let mergedBlock: i32 = 0, mergedTw: i32 = 0;
+function merge(pb: i32, pt: i32, cb: i32, ct: i32): void {
+  const m = maskOf(ct), pm = maskOf(pt);
+  if (pb == 0 || (pm & ~m) == 0) { mergedBlock = cb; mergedTw = ct; return; }
+  if (pb == cb && (pt >>> THREAD_SHIFT) == (ct >>> THREAD_SHIFT)) { mergedBlock = cb; mergedTw = ct | (pm << MASK_SHIFT); return; }
+  mergedBlock = pb == cb || pb == -cb ? -cb : MULTI_BLOCK;
+  mergedTw = ((pm | m) << MASK_SHIFT) | (ct & EPOCH_MASK);
 }
 
 function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool, addr: usize, site: i32): void {
@@ -136,26 +171,35 @@ function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool, addr: 
   let r2b = load<i32>(r, 24), r2t = load<i32>(r, 28);
   if (shared) {
     // Another block's records of this worker's shared memory are stale.
-    if (wb != cb) wb = 0;
-    if (ab != cb) ab = 0;
-    if (r1b != cb) r1b = 0;
-    if (r2b != cb) r2b = 0;
+    if (wb != cb && wb != -cb) wb = 0;
+    if (ab != cb && ab != -cb) ab = 0;
+    if (r1b != cb && r1b != -cb) r1b = 0;
+    if (r2b != cb && r2b != -cb) r2b = 0;
   }
   // A plain write races with everything; an atomic with plain accesses; a plain read with writes.
-  let race = !ordered(wb, wt, cb, ct);
-  if (kind != ATOMIC && !ordered(ab, at_, cb, ct)) race = true;
-  if (kind != READ && (!ordered(r1b, r1t, cb, ct) || !ordered(r2b, r2t, cb, ct))) race = true;
+  let race = !quiet(wb, wt, cb, ct);
+  if (kind != ATOMIC && !quiet(ab, at_, cb, ct)) race = true;
+  if (kind != READ && (!quiet(r1b, r1t, cb, ct) || !quiet(r2b, r2t, cb, ct))) race = true;
   if (race) found(addr, site);
+  const m = maskOf(ct);
   if (kind == READ) {
-    if (ordered(r1b, r1t, cb, ct)) { store<i32>(r, cb, 16); store<i32>(r, ct, 20); return; }
-    if (r2b != 0 && !ordered(r2b, r2t, cb, ct) && r2b != r1b) return;
-    store<i32>(r, cb, 24); store<i32>(r, ct, 28);
+    // The detector's policy where the kept reads are of these very bytes; a merge otherwise.
+    if (r1b == 0) { store<i32>(r, cb, 16); store<i32>(r, ct, 20); return; }
+    if (ordered(r1b, r1t, cb, ct)) { merge(r1b, r1t, cb, ct); store<i32>(r, mergedBlock, 16); store<i32>(r, mergedTw, 20); return; }
+    if (r1b > 0 && maskOf(r1t) == m && (r2b == 0 || (r2b > 0 && maskOf(r2t) == m))) {
+      if (r2b != 0 && !ordered(r2b, r2t, cb, ct) && r2b != r1b) return;
+      store<i32>(r, cb, 24); store<i32>(r, ct, 28);
+      return;
+    }
+    merge(r2b, r2t, cb, ct); store<i32>(r, mergedBlock, 24); store<i32>(r, mergedTw, 28);
   } else if (kind == WRITE) {
-    store<i32>(r, cb); store<i32>(r, ct, 4);
-    store<i32>(r, 0, 16); store<i32>(r, 0, 24);
-    if (ab != 0 && ordered(ab, at_, cb, ct)) store<i32>(r, 0, 8);
+    merge(wb, wt, cb, ct); store<i32>(r, mergedBlock); store<i32>(r, mergedTw, 4);
+    // The write supersedes the reads of its bytes, and an atomic it follows (of its bytes).
+    if (r1b != 0 && (maskOf(r1t) & ~m) == 0) store<i32>(r, 0, 16);
+    if (r2b != 0 && (maskOf(r2t) & ~m) == 0) store<i32>(r, 0, 24);
+    if (ab != 0 && (maskOf(at_) & ~m) == 0 && ordered(ab, at_, cb, ct)) store<i32>(r, 0, 8);
   } else {
-    store<i32>(r, cb, 8); store<i32>(r, ct, 12);
+    merge(ab, at_, cb, ct); store<i32>(r, mergedBlock, 8); store<i32>(r, mergedTw, 12);
   }
 }
 
@@ -163,11 +207,16 @@ function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool, addr: 
 function screen(addr: usize, size: i32, kind: i32, site: i32, t: i32): void {
   if (++accesses > maxAccesses) { overflow = 2; unreachable(); }
   const cb = <i32>blockLinear + 1;
-  const ct = (t << 22) | curEpoch();
+  const te = (t << THREAD_SHIFT) | curEpoch();
   const s = sharedMem();
   const shared = addr >= s && addr < s + <usize>sharedLimit;
-  const first = <u32>(addr >> 2), last = <u32>((addr + <usize>size - 1) >> 2);
-  for (let w = first; w <= last; w++) accessWord(w, kind, cb, ct, shared, addr, site);
+  const end = addr + <usize>size;
+  for (let w = <u32>(addr >> 2); w <= <u32>((end - 1) >> 2); w++) {
+    // The bytes of word w the access covers.
+    const lo = max<usize>(addr, <usize>w << 2) - (<usize>w << 2), hi = min<usize>(end, (<usize>w + 1) << 2) - (<usize>w << 2);
+    const mask = <i32>(((1 << <i32>hi) - 1) & ~((1 << <i32>lo) - 1));
+    accessWord(w, kind, cb, te | (mask << MASK_SHIFT), shared, addr, site);
+  }
 }
 
 // @ts-ignore: decorator
