@@ -218,5 +218,9 @@ describe('the race screen on a user module', () => {
     const { verdict, screened } = await both(job);
     expect(verdict).toEqual({ clean: false, why: 'no-screen' });
     expect(hazards(screened).map((x) => x.kind)).toContain('data-race');
+    // Its racecheck runs on the detector (fine-grained schedules); a screen order cannot replay on it.
+    const rc = await racecheck(job, job.inputs(), { session });
+    for (const sched of rc.schedules) expect(parseSchedule(sched).mode).toBe('fine');
+    await expect(replay(job, 'simt-sched/2:serial:splitmix64:1:00f8a386', job.inputs(), { session })).rejects.toThrow(/racecheck's screen .*has none/);
   });
 });
