@@ -19,7 +19,7 @@ import { CHARGE_THRESHOLD_LAYER1, CHARGE_THRESHOLD_OTHER, MAX_NUM_MODULES } from
 import { CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES } from '../src/kernels/pixel.js';
 import { generatePetData } from '../src/jobs/pet/generate.js';
 import { geometrySizes } from '../src/jobs/pet/geometry.js';
-import { coincidenceNextIndex, coincidenceSelect, convertReference, sortByTimeReference } from '../src/jobs/pet/reference.js';
+import { coincidenceFill, coincidenceNextIndex, coincidenceSelect, convertReference, sortByTimeReference } from '../src/jobs/pet/reference.js';
 import { PET_SHAPES, petMergeRanks } from '../src/kernels/pet.js';
 import { blockScanSharedBytes, compactionSharedBytes } from '../src/kernels/primitives.js';
 import { median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
@@ -155,7 +155,18 @@ function petStages(nFrames: number) {
   const next = coincidenceNextIndex(sorted);
   const selected = coincidenceSelect(sorted, next);
   const geometry = Uint32Array.of(s.bdmCount, g.duNum, g.positionSize, s.crystalsPerDu, s.bdmPerRing, g.blockNumY, g.blockNumZ, g.crystalNumY, g.crystalNumZ, s.crystalsPerRing);
-  return { ds, geometry, lutCount: s.bdmCount * g.duNum * s.crystalsPerDu, m, n2, unsorted: recordsOf(singles), sorted: recordsOf(sorted), next, selected };
+  // The coincidence stage's output: CoinStruct records (8 words) and each pair's first single.
+  const p = coincidenceFill(sorted, selected);
+  const pairs = new Uint32Array(8 * Math.max(1, p.count));
+  const pf32 = new Float32Array(pairs.buffer), pf64 = new Float64Array(pairs.buffer);
+  for (let k = 0; k < p.count; k++) {
+    pairs[8 * k] = p.crystal0[k]!; pf32[8 * k + 1] = p.energy0[k]!; pf64[4 * k + 1] = p.time0[k]!;
+    pairs[8 * k + 4] = p.crystal1[k]!; pf32[8 * k + 5] = p.energy1[k]!; pf64[4 * k + 3] = p.time1[k]!;
+  }
+  return {
+    ds, geometry, lutCount: s.bdmCount * g.duNum * s.crystalsPerDu, m, n2, unsorted: recordsOf(singles), sorted: recordsOf(sorted), next, selected,
+    pairCount: p.count, pairs, pairFirst: p.count > 0 ? Uint32Array.from(p.index0) : new Uint32Array(1),
+  };
 }
 const petData = (n: number) => { let d = petCache.get(n); if (!d) { d = petStages(n); petCache.set(n, d); } return d; };
 const sumOf = async (a: DeviceArray): Promise<string> => String(Array.from(await a.read() as ArrayLike<number>).reduce((x, y) => x + y, 0));
@@ -231,6 +242,24 @@ function pet(kernel: string, nFrames: number): Workload {
             sharedBytes: 0, shape: { grid: countGrid, block: cth }, reset: nothing, result: () => sumOf(first),
           };
         }
+        case 'petSplitSingles': {
+          // readSingles: the sorted singles' m records → three columns.
+          const cols = [dev.alloc('u32', m), dev.alloc('f32', m), dev.alloc('f64', m)] as const;
+          return {
+            args: [await dev.upload('u32', d.sorted), m, ...cols], sharedBytes: 0, shape: { grid: Math.min(4096, Math.ceil(m / 256)), block: 256 },
+            reset: nothing, result: () => sumOf(cols[0]),
+          };
+        }
+        case 'petSplitPairs': {
+          // readPairs: the pair table's CoinStruct records and first singles → seven columns.
+          const k = d.pairCount, len = Math.max(1, k);
+          const u32 = () => dev.alloc('u32', len), f32 = () => dev.alloc('f32', len), f64 = () => dev.alloc('f64', len);
+          const index1 = u32();
+          return {
+            args: [await dev.upload('u32', d.pairs), await dev.upload('u32', d.pairFirst), k, index1, u32(), u32(), f32(), f32(), f64(), f64()],
+            sharedBytes: 0, shape: { grid: Math.min(4096, Math.ceil(len / 256)), block: 256 }, reset: nothing, result: () => sumOf(index1),
+          };
+        }
       }
       throw new Error(`no PET workload for ${kernel}`);
     },
@@ -250,7 +279,7 @@ function workloads(quick: boolean): Record<string, Workload> {
     findClus: pixelClustering('findClus'),
     clusterChargeCut: pixelClustering('clusterChargeCut'),
     ...Object.fromEntries(['petConvert', 'petSortTiles', 'petMergeRanks', 'petMergeBlocks', 'petCoinNextIndex',
-      'petCoinSelect', 'petCoinCount', 'petCoinFill'].map((k) => [k, pet(k, quick ? 1 << 18 : 1 << 20)])),
+      'petCoinSelect', 'petCoinCount', 'petCoinFill', 'petSplitSingles', 'petSplitPairs'].map((k) => [k, pet(k, quick ? 1 << 18 : 1 << 20)])),
   };
 }
 

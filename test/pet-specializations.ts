@@ -12,6 +12,7 @@ import { makeEnergyTable, makePositionTable } from '../src/jobs/pet/generate.js'
 import { coincidenceRecords } from '../src/jobs/pet/coincidenceStage.js';
 import { compactionSharedBytes, blockScanSharedBytes } from '../src/kernels/primitives.js';
 import { PET_SHAPES } from '../src/kernels/pet.js';
+import { Xoshiro128ss } from '../src/data/random.js';
 import { rng } from './helpers.js';
 
 export interface PetCase {
@@ -369,6 +370,90 @@ function coinCases(make: (label: string, data: Uint32Array, elems?: number, bloc
   };
 }
 
+// --- read-back (petSplitSingles, petSplitPairs) -------------------------------------------------
+
+/** Words the split kernels copy as they are: random bits, with NaNs of either sign and payload, ±0 and ±∞ planted. */
+const SPECIAL_F32 = [0x7fc00000, 0xffc00001, 0x7f800001, 0x80000000, 0x7f800000, 0xff800000];
+const SPECIAL_F64_HI = [0x7ff80000, 0xfff00001, 0x7ff00000, 0xfff00000, 0x80000000];
+function recordWords(singles: number, seed: number): Uint32Array {
+  const g = new Xoshiro128ss(seed);
+  const w = Uint32Array.from({ length: 4 * singles }, () => g.nextU32());
+  for (let i = 0; i < singles; i++) {
+    if (g.nextU32() % 8 === 0) w[4 * i + 1] = SPECIAL_F32[g.nextU32() % SPECIAL_F32.length]!;
+    if (g.nextU32() % 8 === 0) { w[4 * i + 3] = SPECIAL_F64_HI[g.nextU32() % SPECIAL_F64_HI.length]!; if (g.nextU32() % 2) w[4 * i + 2] = 0; }
+  }
+  return w;
+}
+/** Output columns of `n` elements and 3 more, all 0xdeadbeef words: a write past n shows. */
+const column = <T extends Uint32Array | Float32Array | Float64Array>(make: new (length: number) => T, n: number): T => {
+  const c = new make(n + 3);
+  new Uint32Array(c.buffer).fill(0xdeadbeef);
+  return c;
+};
+
+/** n of the records (3 more follow them, which the kernel must leave alone). */
+function splitSinglesCase(label: string, n: number, grid: number, block: number, seed = n + 1): PetCase {
+  return {
+    label: `${label}, n=${n}, ${grid}×${block}`, grid, block,
+    args: { src: recordWords(n + 3, seed), n, crystal: column(Uint32Array, n), energy: column(Float32Array, n), time: column(Float64Array, n) },
+  };
+}
+function splitSinglesRef(c: PetCase): Outputs {
+  const src = u32(c, 'src'), n = c.args.n as number;
+  const crystal = u32(c, 'crystal').slice();
+  const energy = new Uint32Array((c.args.energy as Float32Array).slice().buffer), time = new Uint32Array((c.args.time as Float64Array).slice().buffer);
+  for (let i = 0; i < n; i++) {
+    crystal[i] = src[4 * i]!;
+    energy[i] = src[4 * i + 1]!;
+    time[2 * i] = src[4 * i + 2]!; time[2 * i + 1] = src[4 * i + 3]!;
+  }
+  return outputs(c, { crystal, energy, time });
+}
+
+/** n CoinStruct records (3 more follow) and first singles, some 0xffffffff (index1 wraps to 0 as u32 arithmetic does). */
+function splitPairsCase(label: string, n: number, grid: number, block: number, seed = n + 1): PetCase {
+  const g = new Xoshiro128ss(seed ^ 0x5bd1e995);
+  const first = Uint32Array.from({ length: n + 3 }, (_, k) => (g.nextU32() % 16 === 0 ? 0xffffffff : 2 * k + (g.nextU32() % 3)));
+  return {
+    label: `${label}, n=${n}, ${grid}×${block}`, grid, block,
+    args: {
+      pairs: recordWords(2 * (n + 3), seed), first, n, index1: column(Uint32Array, n), crystal0: column(Uint32Array, n), crystal1: column(Uint32Array, n),
+      energy0: column(Float32Array, n), energy1: column(Float32Array, n), time0: column(Float64Array, n), time1: column(Float64Array, n),
+    },
+  };
+}
+function splitPairsRef(c: PetCase): Outputs {
+  const pairs = u32(c, 'pairs'), first = u32(c, 'first'), n = c.args.n as number;
+  const words = (name: string) => { const v = c.args[name] as ArrayBufferView; return new Uint32Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength)); };
+  const out = {
+    index1: words('index1'), crystal0: words('crystal0'), crystal1: words('crystal1'), energy0: words('energy0'), energy1: words('energy1'),
+    time0: words('time0'), time1: words('time1'),
+  };
+  for (let i = 0; i < n; i++) {
+    out.index1[i] = (first[i]! + 1) >>> 0;
+    for (const s of [0, 1] as const) {
+      const r = 8 * i + 4 * s;
+      out[`crystal${s}`][i] = pairs[r]!;
+      out[`energy${s}`][i] = pairs[r + 1]!;
+      out[`time${s}`][2 * i] = pairs[r + 2]!; out[`time${s}`][2 * i + 1] = pairs[r + 3]!;
+    }
+  }
+  return outputs(c, out);
+}
+
+/** The job's shape (block 256, at most 4096 blocks) and the edge shapes, for both split kernels. */
+function splitCases(make: (label: string, n: number, grid: number, block: number) => PetCase) {
+  return (_: unknown, big: boolean): PetCase[] => [
+    make('no record', 0, 1, 256), make('one record', 1, 1, 256), make('the job\'s shape, not a multiple of the block', 1000, 4, 256),
+    make('a multiple of the block', 512, 2, 256), make('grid-stride, few blocks', 5000, 2, 32), make('grid-stride, one thread', 40, 1, 1),
+    make('odd shape', 777, 3, 7), make('more threads than records', 10, 4, 64),
+    ...(big ? [make('the job\'s shape', 70_001, Math.min(4096, Math.ceil(70_001 / 256)), 256), make('grid-stride, the job\'s block', 70_001, 64, 256)] : []),
+  ];
+}
+const splitArbitrary = (make: (label: string, n: number, grid: number, block: number, seed: number) => PetCase) =>
+  fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 1, max: 9 }), fc.constantFrom(1, 7, 32, 256), fc.integer({ min: 1, max: 1 << 30 }))
+    .map(([n, grid, block, seed]) => make(`fast-check, seed ${seed}`, n, grid, block, seed));
+
 export const PET_INPUTS: Record<string, PetInputs> = {
   petConvert: {
     cases: (_, big) => {
@@ -435,6 +520,8 @@ export const PET_INPUTS: Record<string, PetInputs> = {
     arbitrary: fc.tuple(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom(1, 4, 16), fc.constantFrom(32, 256)).map(([m, seed, e, b]) => fillCase(`fast-check, seed ${seed}`, records(m, seed), e, b)),
     reference: fillRef,
   },
+  petSplitSingles: { cases: splitCases(splitSinglesCase), arbitrary: splitArbitrary(splitSinglesCase), reference: splitSinglesRef },
+  petSplitPairs: { cases: splitCases(splitPairsCase), arbitrary: splitArbitrary(splitPairsCase), reference: splitPairsRef },
 };
 
 /** The generic kernels the job launches itself (no hand-written form left): test/pet-generic.test.ts. */

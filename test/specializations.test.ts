@@ -524,7 +524,7 @@ describe('the declared specializations', () => {
     }
     expect(specializations.map((k) => k.name).sort()).toEqual([
       'clusterChargeCut', 'countModules', 'findClus', 'petCoinCount', 'petCoinFill', 'petCoinNextIndex', 'petCoinSelect', 'petConvert',
-      'petMergeBlocks', 'petMergeRanks', 'petSortTiles', 'stsCountChannels', 'stsScatterAtomic', 'vecMax', 'vecMin', 'vecSum',
+      'petMergeBlocks', 'petMergeRanks', 'petSortTiles', 'petSplitPairs', 'petSplitSingles', 'stsCountChannels', 'stsScatterAtomic', 'vecMax', 'vecMin', 'vecSum',
     ]);
   });
 

@@ -11,6 +11,16 @@
 /** globalCrystalIndex of padding and of frames outside the geometry. */
 const NO_CRYSTAL: u32 = 0xffffffff;
 
+/** data[i].globalCrystalIndex */
+function crystalOf(data: u32[], i: i32): u32 {
+  return data[4 * i];
+}
+
+/** data[i].energy (its bits as they are) */
+function energyOf(data: u32[], i: i32): f32 {
+  return reinterpret<f32>(data[4 * i + 1]);
+}
+
 /** data[i].timevalue */
 function timeOf(data: u32[], i: i32): f64 {
   return reinterpret<f64>((<u64>data[4 * i + 3] << 32) | <u64>data[4 * i + 2]);

@@ -1,5 +1,6 @@
 // Host declarations of the hand-written pet kernels (assembly/kernels/pet/, seed 001), each a
-// declared specialization of its generic kernel in kernels/pet/ where the seed has one. Singles are
+// declared specialization of its generic kernel in kernels/pet/ (all but petMergeLevels and
+// fillDataDivergent; the read-back's petSplitSingles and petSplitPairs, simt's own). Singles are
 // SinglesStruct records of 16 bytes ({u32 crystal, f32 energy, f64 time}) held in u32[]
 // arrays of 4 words per single; pairs are 32-byte CoinStruct records (8 words).
 import { defineKernel } from '../kernel.js';
@@ -68,10 +69,10 @@ export const fillDataDivergent = defineKernel('fillDataDivergent', {
 export const petCoinFill = defineKernel('petCoinFill', {
   data: 'u32[]', pairs: 'u32[]', pairFirst: 'u32[]', nextIndex: 'i32[]', n: 'i32', scanId: 'u32[]', blockOffsets: 'u32[]', elems: 'i32',
 }, { specializes: { generic: 'petCoinFill' } });
-/** SinglesStruct[n] → crystal/energy/time arrays (also pairs: n = 2·pairs, outputs (pairs, 2)); grid-stride. */
-export const petSplitSingles = defineKernel('petSplitSingles', { src: 'u32[]', n: 'i32', crystal: 'u32[]', energy: 'f32[]', time: 'f64[]' });
-/** CoinStruct[n] + each pair's first single → the pair table's columns (index1 = first + 1); grid-stride. */
+/** SinglesStruct[n] → crystal/energy/time arrays (the read-back, simt's own; kernels/pet/split.ts); grid-stride. */
+export const petSplitSingles = defineKernel('petSplitSingles', { src: 'u32[]', n: 'i32', crystal: 'u32[]', energy: 'f32[]', time: 'f64[]' }, { specializes: { generic: 'petSplitSingles' } });
+/** CoinStruct[n] + each pair's first single → the pair table's columns (index1 = first + 1; kernels/pet/split.ts); grid-stride. */
 export const petSplitPairs = defineKernel('petSplitPairs', {
   pairs: 'u32[]', first: 'u32[]', n: 'i32', index1: 'u32[]', crystal0: 'u32[]', crystal1: 'u32[]',
   energy0: 'f32[]', energy1: 'f32[]', time0: 'f64[]', time1: 'f64[]',
-});
+}, { specializes: { generic: 'petSplitPairs' } });
