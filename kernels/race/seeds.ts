@@ -36,47 +36,8 @@ export function countModulesCount(id: u16[], count: u32[], clusterId: i32[], num
 
 // ---- seed 001: PET intraWarpScan / intraBlockScan / FillDataKernel ----------------------------
 
-/**
- * The seed's intraWarpScan: exclusive scan of `val` over the warp through shared memory. sync = 0:
- * as the seed, relying on lock-step lanes (volatile); sync = 1: __syncwarp() between every read
- * and the next write (the fix for independent thread scheduling).
- */
-function intraWarpScan(scanTile: u32[], val: u32, blockSize: i32, sync: i32): u32 {
-  const w = min(blockSize, 32);
-  if (sync != 0) __syncwarp();
-  let index = 2 * threadIdx.x - (threadIdx.x & (w - 1));
-  scanTile[index] = 0;
-  index += w;
-  scanTile[index] = val;
-  if (sync != 0) __syncwarp();
-  for (let k = 1; k <= 16; k <<= 1) {
-    if (blockSize >= 2 * k) {
-      if (sync != 0) {
-        const other = scanTile[index - k];
-        __syncwarp();
-        scanTile[index] += other;
-        __syncwarp();
-      } else {
-        scanTile[index] += scanTile[index - k];
-      }
-    }
-  }
-  const r = scanTile[index] - val;
-  if (sync != 0) __syncwarp();
-  return r;
-}
-
-/** The seed's intraBlockScan: inclusive scan of `val` over the block (scanTile: 2 · blockSize words). */
-function intraBlockScan(scanTile: u32[], val: u32, blockSize: i32, sync: i32): u32 {
-  const warpIdx = threadIdx.x >> 5;
-  const warpResult = intraWarpScan(scanTile, val, blockSize, sync);
-  __syncthreads();
-  if ((threadIdx.x & 31) == 31) scanTile[warpIdx] = warpResult + val;
-  __syncthreads();
-  if (threadIdx.x < 32) scanTile[threadIdx.x] = intraWarpScan(scanTile, scanTile[threadIdx.x], blockSize / 32, sync);
-  __syncthreads();
-  return warpResult + scanTile[warpIdx] + val;
-}
+// intraWarpScan and intraBlockScan are simt's own device functions (kernels/primitives/blockScan.ts):
+// sync = 0 is the seed's lock-step form, sync = 1 puts __syncwarp() between every read and the next write.
 
 /** out = exclusive warp scan of input (one warp); sync = 0: the seed's lock-step form (a warp-sync hazard). */
 export function petWarpScan(input: u32[], out: u32[], sync: i32): void {

@@ -31,7 +31,7 @@ export interface WgslKernelInfo {
   powerOfTwoBlock: boolean;
   /**
    * Where the source is, under `assembly/` without `.wgsl`, beside the AS kernel of the same
-   * name (default `kernels/<name>`; e.g. `primitives/compactNonZeroU32`, `kernels/pet/petConvert`).
+   * name (default `kernels/<name>`; e.g. `kernels/pet/petConvert`).
    */
   source?: string;
 }
@@ -59,11 +59,7 @@ export const WGSL_KERNELS = {
   vecMin: reduction('vecMin'),
   // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
   vecSum: reduction('vecSum', 'f64'),
-  // assembly/primitives/ (compaction): see the .wgsl file there. The device-wide scan is compiled (kernels/primitives/scan.ts).
-  compactNonZeroU32: {
-    name: 'compactNonZeroU32', entryPoint: 'compactNonZeroU32', source: 'primitives/compactNonZeroU32', powerOfTwoBlock: false,
-    params: [arr('input', 'u32'), scal('n', 'i32'), arr('output', 'u32'), arr('counter', 'u32'), scal('items', 'i32')],
-  },
+  // The device-wide scan, the block/warp scans and the compaction are compiled (kernels/primitives/).
   // assembly/kernels/pet/ (seed 001): see the .wgsl files there and docs/webgpu.md.
   petCrystalLut: {
     name: 'petCrystalLut', entryPoint: 'petCrystalLut', source: 'kernels/pet/petCrystalLut', powerOfTwoBlock: false,
@@ -238,7 +234,7 @@ export function loadWgsl(name: string): Promise<string> {
   return loadAssemblyWgsl(`kernels/${name}`);
 }
 
-/** `assembly/<rel>.wgsl` under the package root (rel like 'kernels/vecMax', 'primitives/compactNonZeroU32'). */
+/** `assembly/<rel>.wgsl` under the package root (rel like 'kernels/vecMax', 'kernels/pet/petConvert'). */
 export function loadAssemblyWgsl(name: string): Promise<string> {
   if (!/^[A-Za-z0-9_]+(\/[A-Za-z0-9_]+)*$/.test(name)) return Promise.reject(new Error(`bad WGSL name '${name}'`));
   let p = sourceCache.get(name);
