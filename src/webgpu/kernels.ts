@@ -12,8 +12,8 @@ import { configuredBaseUrl } from '../platform.js';
 /**
  * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
  * u32 word; 'u8' (a byte store such as the pixel SoA) as four per u32 word; 'f64' (and 'i64'/'u64')
- * as array<vec2u>, the (lo, hi) words of the host's bytes (the STS kernels bind u64 keys as
- * array<u32>, words 2i and 2i+1, the same bytes).
+ * as array<vec2u>, the (lo, hi) words of the host's bytes (the STS key sort's keys are u32 word
+ * pairs, a u64 array's bytes).
  */
 export type WgslDtype = 'u8' | 'u16' | 'i32' | 'u32' | 'f32' | 'f64' | 'u64';
 
@@ -138,10 +138,8 @@ export const WGSL_KERNELS = {
     stsCheckChannels: [arr('digis', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
     stsCountChannels: [arr('digis', 'u32'), arr('counts', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
     stsScatterAtomic: [arr('digis', 'u32'), arr('out', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
-    stsCountChunks: [arr('digis', 'u32'), arr('hist', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32'), scal('layout', 'i32')],
     stsColumnOffsets: [arr('counts', 'u32'), arr('colOff', 'u32'), arr('totals', 'u32'), scal('nChannels', 'i32'), scal('nRows', 'i32')],
     stsScatterChunks: [arr('digis', 'u32'), arr('out', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
-    stsLocalOffsets: [arr('counts', 'u32'), arr('localOff', 'u32'), scal('nChannels', 'u32')],
     stsLocalSort: [arr('digis', 'u32'), arr('tmp', 'u32'), arr('localOff', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
     stsLocalMerge: [
       arr('tmp', 'u32'), arr('out', 'u32'), arr('counts', 'u32'), arr('localEnd', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'),
@@ -149,13 +147,11 @@ export const WGSL_KERNELS = {
     ],
     stsRunFlags: [arr('digis', 'u32'), arr('flags', 'u32'), scal('n', 'i32')],
     stsRunStarts: [arr('digis', 'u32'), arr('pos', 'u32'), arr('starts', 'u32'), scal('n', 'i32'), scal('nRuns', 'i32')],
-    stsHalveRuns: [arr('starts', 'u32'), arr('next', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32')],
     stsMergeDigis: [arr('src', 'u32'), arr('dst', 'u32'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
-    stsMergeKeys: [arr('src', 'u64'), arr('dst', 'u64'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
-    stsDigisToKeys: [arr('digis', 'u32'), arr('keys', 'u64'), scal('n', 'i32')],
-    stsKeysToDigis: [arr('keys', 'u64'), arr('digis', 'u32'), scal('n', 'i32')],
-    stsTileSort: [arr('keys', 'u64'), scal('n', 'i32')],
-    stsTileStarts: [arr('starts', 'u32'), scal('nTiles', 'i32'), scal('tile', 'i32'), scal('n', 'i32')],
+    stsMergeKeys: [arr('src', 'u32'), arr('dst', 'u32'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
+    stsDigisToKeys: [arr('digis', 'u32'), arr('keys', 'u32'), scal('n', 'i32')],
+    stsKeysToDigis: [arr('keys', 'u32'), arr('digis', 'u32'), scal('n', 'i32')],
+    stsTileSort: [arr('keys', 'u32'), scal('n', 'i32')],
   }),
   // The CMS pixel kernels on the SiPixelDigisCUDASOAView store: one u8 allocation, bound in WGSL
   // as array<atomic<u32>> and addressed by column word offset (see pixelCountModules.wgsl).

@@ -64,20 +64,6 @@ export function stsRunStarts(digis: usize, pos: usize, starts: usize, n: i32, nR
   }
 }
 
-/** starts'[j] = starts[2j] for j < ⌈r/2⌉, starts'[⌈r/2⌉] = n (grid-stride over j). */
-export function stsHalveRuns(starts: usize, next: usize, nRuns: i32, n: i32): void {
-  const half = (nRuns + 1) >> 1;
-  const stride = gridDim.x * blockDim.x;
-  for (let base = blockIdx.x * blockDim.x; base <= half; base += stride) {
-    const cnt = beginPhase();
-    for (let k = 0; k < cnt; k++) {
-      const j = base + threadAt(k);
-      if (j > half) continue;
-      store<u32>(next + (<usize>j << 2), j == half ? <u32>n : load<u32>(starts + (<usize>(2 * j) << 2)));
-    }
-  }
-}
-
 /** Co-rank: how many of A's first elements precede output position d of merge(A, B), A first on ties. */
 // @ts-ignore: decorator
 @inline function coRank<T>(src: usize, a0: u32, lenA: u32, b0: u32, lenB: u32, d: u32): u32 {
@@ -254,19 +240,6 @@ export function stsTileSort(keys: usize, n: i32): void {
       const l = t + r * half;
       const i = start + <i64>l;
       if (i < <i64>n) store<u64>(keys + (<usize>i << 3), load<u64>(s + (<usize>l << 3)));
-    }
-  }
-}
-
-/** starts[j] = min(j·tile, n) for j ≤ nTiles (the tiles as initial runs of the key sort). */
-export function stsTileStarts(starts: usize, nTiles: i32, tile: i32, n: i32): void {
-  const stride = gridDim.x * blockDim.x;
-  for (let base = blockIdx.x * blockDim.x; base <= nTiles; base += stride) {
-    const cnt = beginPhase();
-    for (let k = 0; k < cnt; k++) {
-      const j = base + threadAt(k);
-      if (j > nTiles) continue;
-      store<u32>(starts + (<usize>j << 2), <u32>min(<i64>j * <i64>tile, <i64>n));
     }
   }
 }
