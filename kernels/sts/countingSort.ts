@@ -17,6 +17,8 @@
 // → stsLocalSort (thread g counting-sorts its chunk into its slice of tmp) → stsColumnOffsets →
 // scan → stsLocalMerge (thread g moves each (thread, channel) segment to its global place).
 //
+// The talk writes these steps as the per-thread loops above; each kernel here is one of them.
+//
 // Every count kernel checks channel < nChannels: a bad digi is neither counted nor moved, and
 // bad[0] (0xffffffff from the host) takes the smallest bad index by atomicMin.
 import { threadIdx, blockIdx, blockDim, gridDim, atomicMin } from "simt/kernel";

@@ -18,6 +18,9 @@
 // then merges sequentially, into the next pairs when its range crosses them. Each output is
 // written by one thread, its value independent of the schedule.
 //
+// The talk gives the merge sort as the steps above, and xpu's block sort is a C++ template, not
+// a kernel to copy: these are the per-thread kernels those steps take on a GPU, each short.
+//
 // Both element kinds are pairs of u32 words: a digi is (channel, time); a key is the u64
 // channel << 32 | time as a little-endian pair (time, channel), the bytes of a u64 array (WGSL
 // has no 64-bit integers). `hi` names the word that compares first: 0 for digis, 1 for keys.

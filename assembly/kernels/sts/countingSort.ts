@@ -1,4 +1,7 @@
-// CBM STS digi sorting by channel (seed 004): counting sorts.
+// CBM STS digi sorting by channel (seed 004): counting sorts — the hand-written fast paths, each
+// a declared specialization of its generic kernel in kernels/sts/atomicSort.ts or
+// countingSort.ts (written per thread; src/kernels/sts.ts). stsCountChunks and stsLocalOffsets
+// run as compiled from kernels/sts/countingSort.ts: their hand-written forms were no faster.
 //
 // A digi is two u32 words, (channel, time), 8 bytes, as the native baseline's struct and
 // `stsDigisForBench` lay it out. Digis arrive as per-channel time-ordered runs, so a sort by
@@ -14,7 +17,7 @@
 // * chunked, order preserving (the talk's per-thread approach with a global layout): global
 //   thread g of P owns the contiguous chunk [g·n/P, (g+1)·n/P) and counts it into its own
 //   row of a histogram cnt[g·k + c]; per channel the rows are scanned (stsColumnOffsets) and
-//   the channel totals scanned (scan.ts), which gives every (channel, thread) pair its own
+//   the channel totals scanned (kernels/primitives/scan.ts), which gives every (channel, thread) pair its own
 //   output range, in input order, so thread g's scatter (plain increments: only g touches row
 //   g) is stable on every schedule. This is the native baseline's algorithm.
 // * local (the talk's "Alternative: each thread does its own sorting?"): thread g counts its

@@ -1,10 +1,13 @@
-// CBM STS digi sorting (seed 004): natural merge sort and the xpu key sort.
+// CBM STS digi sorting (seed 004): natural merge sort and the xpu key sort — the hand-written fast
+// paths, each a declared specialization of its generic kernel in kernels/sts/mergeSort.ts
+// (written per thread; src/kernels/sts.ts). stsHalveRuns and stsTileStarts run as compiled from
+// there. Keys (u64 channel << 32 | time) are declared as u32 word pairs, the same bytes.
 //
 // Natural merge sort ("Alternative B" of the talk): find the maximal runs that are already
 // non-decreasing in (channel, time), then merge neighbouring pairs of runs, all pairs in
 // parallel, until one run remains: ⌈log₂ r⌉ rounds for r runs.
 //   stsRunFlags   flags[i] = 1 where a run starts (i = 0 or key[i-1] > key[i])
-//   scan          (scan.ts) run index of every start, number of runs
+//   scan          (kernels/primitives/scan.ts) run index of every start, number of runs
 //   stsRunStarts  starts[run] = i for every start; starts[r] = n
 //   stsMergeDigis one round: runs 2j and 2j+1 merged into one (stable: the left run wins ties)
 //   stsHalveRuns  the new run starts: starts'[j] = starts[2j], starts'[⌈r/2⌉] = n
