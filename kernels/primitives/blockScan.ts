@@ -38,9 +38,10 @@
 //   for the race tools (its warp-synchronous hazard is reported at these lines).
 // - The last thread of a partial last warp publishes that warp's total too, and the second scan
 //   covers ⌈blockSize / 32⌉ warps.
-// - Every warp runs the second scan (on zeros past the first warp; only the first warp's result
-//   is stored): on WebGPU warp operations are block-wide, so a __syncwarp() under
-//   `threadIdx.x < WARP_SIZE` would be a divergent barrier there.
+// - With sync = 1 every warp runs the second scan (on zeros past the first warp; only the first
+//   warp's result is stored): on WebGPU warp operations are block-wide, so a __syncwarp() under
+//   `threadIdx.x < WARP_SIZE` would be a divergent barrier there. sync = 0 (no warp operation)
+//   keeps the seed's first warp only.
 import { threadIdx, blockIdx, blockDim, __syncthreads, __syncwarp, __extern_shared__ } from "simt/kernel";
 
 const WARP_SIZE: i32 = 32;
@@ -78,8 +79,10 @@ function intraBlockScan(scanTile: u32[], val: u32, blockSize: i32, sync: i32): u
   __syncthreads();
   if (laneIdx == WARP_SIZE - 1 || threadIdx.x == blockSize - 1) scanTile[warpIdx] = warpResult + val;
   __syncthreads();
-  const top = intraWarpScan(scanTile, threadIdx.x < WARP_SIZE ? scanTile[threadIdx.x] : 0, (blockSize + WARP_SIZE - 1) / WARP_SIZE, sync);
-  if (threadIdx.x < WARP_SIZE) scanTile[threadIdx.x] = top;
+  if (threadIdx.x < WARP_SIZE || sync != 0) {
+    const top = intraWarpScan(scanTile, threadIdx.x < WARP_SIZE ? scanTile[threadIdx.x] : 0, (blockSize + WARP_SIZE - 1) / WARP_SIZE, sync);
+    if (threadIdx.x < WARP_SIZE) scanTile[threadIdx.x] = top;
+  }
   __syncthreads();
   return warpResult + scanTile[warpIdx] + val;
 }

@@ -23,7 +23,7 @@
 // bad[0] (0xffffffff from the host) takes the smallest bad index by atomicMin.
 import { threadIdx, blockIdx, blockDim, gridDim, atomicMin } from "simt/kernel";
 
-/** ⌊a·b/c⌋ for a, b < c < 2^31, bit by bit on the remainder: a·b needs 64 bits, which WGSL lacks. */
+/** ⌊a·b/c⌋ for a ≤ c, b < c, c < 2^31, bit by bit on the remainder: a·b needs 64 bits, which WGSL lacks. */
 function mulDiv(a: u32, b: u32, c: u32): u32 {
   let q: u32 = 0;
   let rem: u32 = 0;
