@@ -8,7 +8,6 @@ export {
   emptyKernel, writeIndices, trapInBlock, divide, readAddress, writeAddress, spin, atomicProbe, warpProbe,
   blockPredicateProbe, neighbourSum, orderProbe,
 } from "./kernels/testKernels";
-export * from "./primitives/index";
 export * from "./kernels/pet/index";
 export * from "./kernels/sts/index";
 export * from "./kernels/pixel/index";

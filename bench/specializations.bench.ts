@@ -10,7 +10,9 @@ import { createDevice, type Device } from '../src/device.js';
 import { specializations } from '../src/kernels/index.js';
 import type { Kernel } from '../src/kernel.js';
 import type { DeviceArray } from '../src/memory/deviceArray.js';
-import { shippedModule } from '../src/shippedModule.js';
+import { shippedKernels, shippedModule } from '../src/shippedModule.js';
+import { exclusiveScan } from '../src/ops/scan.js';
+import { defaultChunks } from '../src/jobs/sts/run.js';
 import { gridStrideShape } from '../src/ops/launchShape.js';
 import { moduleIdsForBench, randomF32, stsDigisForBench } from '../src/data/synthetic.js';
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
@@ -266,6 +268,91 @@ function pet(kernel: string, nFrames: number): Workload {
   };
 }
 
+/** Position-weighted sum of the words (mod 2^32): the same digis in another order differ. */
+function checksum(w: Uint32Array): string {
+  let h = 0;
+  for (let i = 0; i < w.length; i++) h = (h + Math.imul(w[i]!, 2 * i + 1)) >>> 0;
+  return String(h);
+}
+
+/**
+ * One kernel of the STS sorts (chunked, local, merge, key) on the sts suite's digis (1k
+ * channels, or k), its arguments as the sort makes them (the earlier stages run first, generic
+ * kernels and the scan) and its launch shape: the sort's chunk owners of one thread on 2 workers
+ * (8 at 1k channels), block 256 grid-stride, merge rounds of 256 outputs a thread, tiles of 1024
+ * keys. Arrays a kernel updates in place are restored before each run.
+ */
+function stsSortKernel(name: string, n: number, k = 1000): Workload {
+  const chunks = defaultChunks(n, k, 2), per = 256, tileBlock = 512;
+  return {
+    size: n, bytes: 16 * n, memoryBytes: 56 * n + (64 << 20),
+    async setup(dev) {
+      const g = await shippedKernels(dev);
+      const launch = (kernel: string, shape: { grid: number; block: number; sharedBytes?: number }, args: (DeviceArray | number)[]) => dev.launch(g[kernel]!, shape, args as never);
+      const each = (count: number) => gridStrideShape(dev, count, 256);
+      const chunk = { grid: chunks, block: 1 };
+      const digis = await dev.upload('u32', stsDigisForBench(n, k, 1));
+      const copyOf = async (a: DeviceArray<'u32'>) => dev.upload('u32', await a.read());
+      const bad = dev.alloc('u32', 1);
+      await bad.fill(0xffffffff);
+      const out = dev.alloc('u32', 2 * n);
+      const result = async () => checksum(await out.read());
+      const restore = (a: DeviceArray<'u32'>, w: Uint32Array) => async () => { await a.upload(w); };
+      if (['stsScatterChunks', 'stsLocalSort', 'stsColumnOffsets', 'stsLocalMerge'].includes(name)) {
+        const counts = dev.alloc('u32', k * chunks);
+        await counts.fill(0);
+        await launch('stsCountChunks', chunk, [digis, counts, n, k, bad, 1]);
+        const colOff = dev.alloc('u32', k * chunks), totals = dev.alloc('u32', k);
+        await launch('stsColumnOffsets', each(k), [counts, colOff, totals, k, chunks]);
+        const chanStart = await copyOf(totals);
+        await exclusiveScan(dev, chanStart, chanStart, k);
+        const local = dev.alloc('u32', k * chunks);
+        await launch('stsLocalOffsets', chunk, [counts, local, k]);
+        const localEnd = await copyOf(local), tmp = dev.alloc('u32', 2 * n);
+        await launch('stsLocalSort', chunk, [digis, tmp, localEnd, n, k]);
+        switch (name) {
+          case 'stsScatterChunks': return { args: [digis, out, colOff, chanStart, n, k], sharedBytes: 0, shape: chunk, reset: restore(colOff, await colOff.read()), result };
+          case 'stsLocalSort': return { args: [digis, out, local, n, k], sharedBytes: 0, shape: chunk, reset: restore(local, await local.read()), result };
+          case 'stsColumnOffsets': return { args: [counts, colOff, out, k, chunks], sharedBytes: 0, shape: each(k), async reset() {}, async result() { return checksum(await colOff.read()); } };
+          default: return { args: [tmp, out, counts, localEnd, colOff, chanStart, n, k], sharedBytes: 0, shape: chunk, async reset() {}, result };
+        }
+      }
+      if (name === 'stsCheckChannels') return { args: [digis, n, k, bad], sharedBytes: 0, shape: each(n), async reset() { await bad.fill(0xffffffff); }, async result() { return String((await bad.read())[0]); } };
+      if (['stsRunFlags', 'stsRunStarts', 'stsMergeDigis'].includes(name)) {
+        const flags = dev.alloc('u32', n);
+        await launch('stsRunFlags', each(n), [digis, flags, n]);
+        const pos = await copyOf(flags);
+        const runs = await exclusiveScan(dev, pos, pos, n);
+        const starts = dev.alloc('u32', runs + 1);
+        await launch('stsRunStarts', each(n), [digis, pos, starts, n, runs]);
+        if (name === 'stsRunFlags') return { args: [digis, flags, n], sharedBytes: 0, shape: each(n), async reset() {}, async result() { return checksum(await flags.read()); } };
+        if (name === 'stsRunStarts') return { args: [digis, pos, starts, n, runs], sharedBytes: 0, shape: each(n), async reset() {}, async result() { return checksum(await starts.read()); } };
+        return { args: [digis, out, starts, runs, n, per], sharedBytes: 0, shape: each(Math.ceil(n / per)), async reset() {}, result };
+      }
+      // The key sort: keys (time, channel) word pairs, tiles of 2·tileBlock keys.
+      const keys = dev.alloc('u32', 2 * n);
+      await launch('stsDigisToKeys', each(n), [digis, keys, n]);
+      if (name === 'stsDigisToKeys') return { args: [digis, out, n], sharedBytes: 0, shape: each(n), async reset() {}, result };
+      if (name === 'stsKeysToDigis') return { args: [keys, out, n], sharedBytes: 0, shape: each(n), async reset() {}, result };
+      const tile = 2 * tileBlock, nTiles = Math.ceil(n / tile);
+      const tileShape = { grid: nTiles, block: tileBlock };
+      if (name === 'stsTileSort') {
+        return { args: [keys, n], sharedBytes: 8 * tile, shape: tileShape, reset: restore(keys, await keys.read()), async result() { return checksum(await keys.read()); } };
+      }
+      await launch('stsTileSort', { ...tileShape, sharedBytes: 8 * tile }, [keys, n]);
+      const starts = dev.alloc('u32', nTiles + 1);
+      await launch('stsTileStarts', each(nTiles + 1), [starts, nTiles, tile, n]);
+      return { args: [keys, out, starts, nTiles, n, per], sharedBytes: 0, shape: each(Math.ceil(n / per)), async reset() {}, result };
+    },
+  };
+}
+
+/** The STS sorts' kernels that stay hand-written, as declared specializations. */
+const STS_SORT_KERNELS = [
+  'stsScatterChunks', 'stsLocalSort', 'stsColumnOffsets', 'stsLocalMerge', 'stsCheckChannels',
+  'stsRunFlags', 'stsRunStarts', 'stsMergeDigis', 'stsMergeKeys', 'stsDigisToKeys', 'stsKeysToDigis', 'stsTileSort',
+];
+
 /** The workloads by kernel name: every declared specialization has one (the suite throws otherwise). */
 function workloads(quick: boolean): Record<string, Workload> {
   const floats = quick ? 4 << 20 : 64 << 20;
@@ -280,6 +367,9 @@ function workloads(quick: boolean): Record<string, Workload> {
     clusterChargeCut: pixelClustering('clusterChargeCut'),
     ...Object.fromEntries(['petConvert', 'petSortTiles', 'petMergeRanks', 'petMergeBlocks', 'petCoinNextIndex',
       'petCoinSelect', 'petCoinCount', 'petCoinFill', 'petSplitSingles', 'petSplitPairs'].map((k) => [k, pet(k, quick ? 1 << 18 : 1 << 20)])),
+    ...Object.fromEntries(STS_SORT_KERNELS.map((name) => [name, stsSortKernel(name, quick ? 1_000_000 : 16_000_000)])),
+    // Its work is channels × chunk owners, not digis: the sts suite's 100k channels.
+    stsColumnOffsets: stsSortKernel('stsColumnOffsets', quick ? 1_000_000 : 16_000_000, 100_000),
   };
 }
 
@@ -330,7 +420,7 @@ async function compare(spec: Kernel, w: Workload, ctx: BenchContext): Promise<Be
 
 export const suite: BenchSuite = {
   name: 'specializations',
-  description: 'each declared specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis, the STS atomic sort: count and scatter over 16M digis, findClus and clusterChargeCut on one pixel event, the PET kernels on 1M frames), the ops\' launch shape, 15 alternating runs',
+  description: 'each declared specialization against its generic kernel (vecMax, vecMin, vecSum over 64Mi f32, countModules over 50M digis, the STS sorts\' kernels over 16M digis, findClus and clusterChargeCut on one pixel event, the PET kernels on 1M frames), the ops\' launch shape, 15 alternating runs',
   quickDescription: 'each declared specialization against its generic kernel (4Mi f32, 5M pixel digis, 1M STS digis, one pixel event, 256K PET frames), the ops\' launch shape, 15 alternating runs',
   async run(ctx) {
     const all = workloads(ctx.quick);

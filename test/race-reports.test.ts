@@ -34,12 +34,12 @@ describe('race reports', () => {
     });
     expect(reps.every((r) => r.kind === 'warp-sync-hazard')).toBe(true);
     // Both accesses of every hazard are intraWarpScan's (inlined device functions name their own
-    // lines: the PET kernels' own scan, which the corpus's copy of the seed calls).
-    const SCAN = 'kernels/pet/blockScan.ts';
-    const [lo, hi] = [lineOf(SCAN, 'function intraWarpScan('), lineOf(SCAN, 'function intraBlockScan(')];
+    // lines: simt's own warp scan, kernels/primitives/blockScan.ts).
+    const SCANS = 'kernels/primitives/blockScan.ts';
+    const [lo, hi] = [lineOf(SCANS, 'function intraWarpScan('), lineOf(SCANS, 'function intraBlockScan(')];
     for (const r of reps) {
       for (const l of [r.first!.location, r.second!.location]) {
-        expect(l!.startsWith(`${SCAN}:`), l).toBe(true);
+        expect(l!.startsWith(`${SCANS}:`), l).toBe(true);
         expect(lineAt(l) > lo && lineAt(l) < hi, l).toBe(true);
       }
     }
@@ -60,9 +60,10 @@ describe('race reports', () => {
     const fill = lineOf(SEEDS, 'export function petFillData(');
     const lines = div.map((r) => lineAt(r.first!.location));
     // FillData's own three barriers, and intraBlockScan's three (inlined at their own lines).
-    const SCAN = 'kernels/pet/blockScan.ts';
     expect(div.filter((r) => r.first!.location!.startsWith(`${SEEDS}:`) && lineAt(r.first!.location) > fill)).toHaveLength(3);
-    expect(div.filter((r) => r.first!.location!.startsWith(`${SCAN}:`) && lineAt(r.first!.location) > lineOf(SCAN, 'function intraBlockScan('))).toHaveLength(3);
+    const SCANS = 'kernels/primitives/blockScan.ts';
+    const inScan = div.map((r) => r.first!.location!).filter((l) => l.startsWith(`${SCANS}:`)).map(lineAt);
+    expect(inScan.filter((l) => l > lineOf(SCANS, 'function intraBlockScan(') && l < lineOf(SCANS, 'export function blockScanProbe('))).toHaveLength(3);
     expect(div[0]!.message).toContain(`(${SEEDS}:${lines[0]}:`);
   });
 

@@ -21,6 +21,7 @@ import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import { CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES } from '../src/kernels/pixel.js';
 import { pixelModuleAtCapacity, rng, type PixelColumns } from './helpers.js';
 import { PET_INPUTS } from './pet-specializations.js';
+import { allCases as stsKernelCases, countingCases, digis as stsKernelDigis, mergeCases, tileCases, type StsKernelCase } from './stsKernelCases.js';
 
 const handWritten = handWrittenKernels();
 const specializations = declared();
@@ -32,6 +33,8 @@ interface Case {
   block: number;
   sharedBytes?: number;
   args: Record<string, ArrayBufferView | number>;
+  /** The arrays after the launch, where the case's builder states them (the STS sorts' kernels). */
+  reference?: Outputs;
 }
 
 type Outputs = Record<string, Uint8Array>;
@@ -350,6 +353,50 @@ function chargeCutOutputs(c: Case): Outputs {
   };
 }
 
+// --- the STS sorts' other kernels (seed 004): cases and references of test/stsKernelCases.ts ----
+
+function stsKernelCase(c: StsKernelCase): Case {
+  const k = specializations.find((s) => s.name === c.kernel)!;
+  const args: Case['args'] = {};
+  const reference: Outputs = {};
+  k.params.forEach((p, i) => {
+    args[p.name] = c.args[i]!;
+    const e = c.expected[i]!;
+    if (typeof e !== 'number') reference[p.name] = bytesOf(e);
+  });
+  return { label: c.label, grid: c.grid, block: c.block, sharedBytes: c.sharedBytes, args, reference };
+}
+
+function stsKernelInputs(name: string): Inputs {
+  const pick = (cs: StsKernelCase[]): Case[] => cs.filter((c) => c.kernel === name).map(stsKernelCase);
+  const random = (n: number, k: number, seed: number, grid: number, block: number, per: number): StsKernelCase[] => (name === 'stsTileSort'
+    ? tileCases(n, block, seed)
+    : [...countingCases(stsKernelDigis(n, k, seed, 0.02), k, grid, block, 'fast-check'), ...mergeCases(n, seed, grid, block, per)]);
+  return {
+    cases(opsShape, big) {
+      const out = pick(stsKernelCases(false));
+      // The sort's launches: 8 chunk owners of block 1 (2 workers), merge rounds of 256 outputs a thread, 1024-key tiles.
+      for (const n of big ? [4097, (1 << 20) + 3] : [4097]) {
+        out.push(...pick(countingCases(stsKernelDigis(n, 1000, n, 0.001), 1000, 8, 1, 'the sort\'s chunk shape')));
+        const ops = opsShape(Math.ceil(n / 256));
+        out.push(...pick(mergeCases(n, n, ops.grid, ops.block, 256)));
+        if (n < 1 << 20) out.push(...pick(tileCases(n, 512, n)));
+      }
+      if (big) out.push(...pick(tileCases(100_003, 512, 3)));
+      return out;
+    },
+    arbitrary: fc.tuple(fc.integer({ min: 1, max: 3000 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 1000 }), arbitraryShape, fc.constantFrom(1, 7, 256))
+      .map(([n, k, seed, s, per]) => pick(random(n, k, seed, s.grid, s.block, per))[0]!),
+    reference: (c) => c.reference!,
+  };
+}
+
+/** The STS sorts' hand-written kernels that stay, each a declared specialization of kernels/sts/countingSort.ts or mergeSort.ts. */
+const STS_SORT_SPECIALIZATIONS = [
+  'stsScatterChunks', 'stsLocalSort', 'stsColumnOffsets', 'stsLocalMerge', 'stsCheckChannels',
+  'stsRunFlags', 'stsRunStarts', 'stsMergeDigis', 'stsMergeKeys', 'stsDigisToKeys', 'stsKeysToDigis', 'stsTileSort',
+];
+
 // --- the table: inputs and reference per specialization, by kernel name -------------------
 
 interface Inputs {
@@ -405,6 +452,7 @@ const INPUTS: Record<string, Inputs> = {
   clusterChargeCut: pixelInputs(chargeCutCase, chargeCutOutputs),
   // The PET pipeline (seed 001): test/pet-specializations.ts.
   ...PET_INPUTS,
+  ...Object.fromEntries(STS_SORT_SPECIALIZATIONS.map((name) => [name, stsKernelInputs(name)])),
 };
 
 // --- running and comparing ------------------------------------------------------------------
@@ -518,14 +566,15 @@ beforeAll(async () => { mod = await shippedModule(); });
 describe('the declared specializations', () => {
   it('cover every hand-written kernel whose name the shipped module has, and only those', () => {
     // The walk reaches the namespaces' declarations too.
-    expect(handWritten.map((k) => k.name)).toEqual(expect.arrayContaining(['vecMax', 'emptyKernel', 'pixelCountModules', 'petConvert', 'compactNonZeroU32']));
+    expect(handWritten.map((k) => k.name)).toEqual(expect.arrayContaining(['vecMax', 'emptyKernel', 'pixelCountModules', 'petConvert']));
     for (const k of handWritten) {
       expect(k.specializes?.generic, `${k.name}: has a generic form in the shipped module, so must declare it`).toBe(mod.kernels[k.name] ? k.name : undefined);
     }
     expect(specializations.map((k) => k.name).sort()).toEqual([
       'clusterChargeCut', 'countModules', 'findClus', 'petCoinCount', 'petCoinFill', 'petCoinNextIndex', 'petCoinSelect', 'petConvert',
-      'petMergeBlocks', 'petMergeRanks', 'petSortTiles', 'petSplitPairs', 'petSplitSingles', 'stsCountChannels', 'stsScatterAtomic', 'vecMax', 'vecMin', 'vecSum',
-    ]);
+      'petMergeBlocks', 'petMergeRanks', 'petSortTiles', 'petSplitPairs', 'petSplitSingles', 'stsCountChannels', 'stsScatterAtomic',
+      ...STS_SORT_SPECIALIZATIONS, 'vecMax', 'vecMin', 'vecSum',
+    ].sort());
   });
 
   it.each(specializations.map((k) => [k.name, k] as const))('%s names a generic kernel with the same parameters', (_, k) => {

@@ -1,6 +1,6 @@
 /**
- * The STS WGSL kernels (assembly/kernels/sts*.wgsl, and the scan's WGSL that the compiler generates
- * from kernels/primitives/scan.ts) cross-checked against the wasm
+ * The STS WGSL kernels (the hand-written specializations' assembly/kernels/sts*.wgsl, and the WGSL
+ * that the compiler generates from kernels/sts/ and kernels/primitives/scan.ts) cross-checked against the wasm
  * backend: every kernel launched directly on random inputs and at the edges (empty, one digi,
  * one channel, non-power-of-two sizes and blocks, the largest channel), stsSort end to end, and
  * the `sts-sort` cross-check job. No WebGPU adapter is a failure, not a skip.
@@ -35,9 +35,8 @@ let shipped: KernelModule;
 
 const STS_WGSL = [
   'stsCheckChannels', 'stsCountChannels', 'stsScatterAtomic',
-  'stsCountChunks', 'stsColumnOffsets', 'stsScatterChunks', 'stsLocalOffsets', 'stsLocalSort', 'stsLocalMerge',
-  'stsRunFlags', 'stsRunStarts', 'stsHalveRuns', 'stsMergeDigis', 'stsMergeKeys', 'stsDigisToKeys', 'stsKeysToDigis',
-  'stsTileSort', 'stsTileStarts',
+  'stsColumnOffsets', 'stsScatterChunks', 'stsLocalSort', 'stsLocalMerge',
+  'stsRunFlags', 'stsRunStarts', 'stsMergeDigis', 'stsMergeKeys', 'stsDigisToKeys', 'stsKeysToDigis', 'stsTileSort',
 ] as const;
 
 type Arg = Uint32Array | number;
@@ -185,24 +184,24 @@ describe('STS counting kernels: webgpu vs wasm', () => {
         const P = grid * block;
         const shape = { grid, block };
         const d = digisWords(n, k, seed++);
-        await same(sts.stsCountChunks, shape, [d, new Uint32Array(k * P), n, k, Uint32Array.of(0xffffffff), 0], `layout 0 n=${n}`);
-        const [, counts] = await same(sts.stsCountChunks, shape, [d, new Uint32Array(k * P), n, k, Uint32Array.of(0xffffffff), 1], `layout 1 n=${n}`);
+        await same(shipped.kernels.stsCountChunks!, shape, [d, new Uint32Array(k * P), n, k, Uint32Array.of(0xffffffff), 0], `layout 0 n=${n}`);
+        const [, counts] = await same(shipped.kernels.stsCountChunks!, shape, [d, new Uint32Array(k * P), n, k, Uint32Array.of(0xffffffff), 1], `layout 1 n=${n}`);
         const [, colOff, totals] = await same(sts.stsColumnOffsets, { grid: 3, block: 100 }, [counts!, new Uint32Array(k * P), new Uint32Array(k), k, P]);
         const chanStart = new Uint32Array(k);
         for (let c = 1; c < k; c++) chanStart[c] = chanStart[c - 1]! + totals![c - 1]!;
         await same(sts.stsScatterChunks, shape, [d, new Uint32Array(2 * n), colOff!.slice(), chanStart, n, k], `n=${n}`);
-        const [, local] = await same(sts.stsLocalOffsets, shape, [counts!, new Uint32Array(k * P), k]);
+        const [, local] = await same(shipped.kernels.stsLocalOffsets!, shape, [counts!, new Uint32Array(k * P), k]);
         const [, tmp, localEnd] = await same(sts.stsLocalSort, shape, [d, new Uint32Array(2 * n), local!, n, k]);
         await same(sts.stsLocalMerge, shape, [tmp!, new Uint32Array(2 * n), counts!, localEnd!, colOff!, chanStart, n, k]);
       }
     }
   });
-  it('stsCountChunks: chunk bounds of many threads over a large n (64-bit g·n/P)', async () => {
+  it('stsCountChunks: chunk bounds of many threads over a large n (g·n/P past 32 bits, without 64-bit integers)', async () => {
     // P = 14289·7 = 100023 threads, n = 2P − 1: g·(n mod P) reaches ~10^10, past 32 bits.
     const P = 14289 * 7;
     const n = 2 * P - 1;
     const d = digisWords(n, 3, 9);
-    const [, hist] = await same(sts.stsCountChunks, { grid: 14289, block: 7 }, [d, new Uint32Array(3 * P), n, 3, Uint32Array.of(0xffffffff), 1]);
+    const [, hist] = await same(shipped.kernels.stsCountChunks!, { grid: 14289, block: 7 }, [d, new Uint32Array(3 * P), n, 3, Uint32Array.of(0xffffffff), 1]);
     // thread g's chunk has ⌊(g+1)n/P⌋ − ⌊gn/P⌋ digis
     for (const g of [0, 1, P / 2, P - 2, P - 1].map(Math.floor)) {
       const want = Math.floor(((g + 1) * n) / P) - Math.floor((g * n) / P);
@@ -210,37 +209,6 @@ describe('STS counting kernels: webgpu vs wasm', () => {
     }
   });
 });
-
-/** A u64[] device array from u32 (lo, hi) words. */
-async function launchOn64(dev: GpuDevice, kernel: Kernel, shape: { grid: number; block: number; sharedBytes?: number }, args: (Arg | { u64: Uint32Array })[]): Promise<Uint32Array[]> {
-  const arrays = await Promise.all(args.map((a) => {
-    if (typeof a === 'number') return null;
-    if (a instanceof Uint32Array) return dev.upload('u32', a.length ? a : new Uint32Array(1));
-    const words = a.u64.length ? a.u64 : new Uint32Array(2);
-    return dev.upload('u64', new BigUint64Array(words.buffer, words.byteOffset, words.length / 2));
-  }));
-  try {
-    await dev.launch(kernel, shape, args.map((a, k) => (typeof a === 'number' ? a : arrays[k]!)) as KernelArgs);
-    const outs: Uint32Array[] = [];
-    for (let k = 0; k < args.length; k++) {
-      const a = args[k]!;
-      if (typeof a === 'number') continue;
-      const r = await arrays[k]!.read();
-      const w = r instanceof BigUint64Array ? new Uint32Array(r.buffer, r.byteOffset, 2 * r.length) : (r as Uint32Array);
-      outs.push(w.slice(0, a instanceof Uint32Array ? a.length : a.u64.length));
-    }
-    return outs;
-  } finally {
-    for (const a of arrays) a?.free();
-  }
-}
-
-async function same64(kernel: Kernel, shape: { grid: number; block: number; sharedBytes?: number }, args: (Arg | { u64: Uint32Array })[], what = ''): Promise<Uint32Array[]> {
-  const a = await launchOn64(wasm, kernel, shape, args);
-  const b = await launchOn64(gpu, kernel, shape, args);
-  for (let k = 0; k < a.length; k++) expect(b[k], `${kernel.name} ${what}: array argument ${k}`).toEqual(a[k]);
-  return b;
-}
 
 /** Run starts of digis (host), as stsRunFlags + scan + stsRunStarts compute them. */
 function runStarts(d: Uint32Array, n: number): Uint32Array {
@@ -264,7 +232,7 @@ describe('STS merge-sort and key-sort kernels: webgpu vs wasm', () => {
       for (let i = 0; i < n; i++) { pos[i] = r; r += flags![i]!; }
       const [, , starts] = await same(sts.stsRunStarts, { grid: 2, block: 256 }, [d, pos, new Uint32Array(r + 1), n, r]);
       expect(starts).toEqual(runStarts(d, n));
-      await same(sts.stsHalveRuns, { grid: 1, block: 5 }, [starts!, new Uint32Array(Math.ceil(r / 2) + 1), r, n]);
+      await same(shipped.kernels.stsHalveRuns!, { grid: 1, block: 5 }, [starts!, new Uint32Array(Math.ceil(r / 2) + 1), r, n]);
     }
   });
   it('stsMergeDigis and stsMergeKeys: one round, several elements per thread', async () => {
@@ -278,7 +246,7 @@ describe('STS merge-sort and key-sort kernels: webgpu vs wasm', () => {
         await same(sts.stsMergeDigis, shape, [d, new Uint32Array(2 * n), starts, r, n, per], `n=${n} per=${per}`);
         const keys = new Uint32Array(2 * n);
         for (let i = 0; i < n; i++) { keys[2 * i] = d[2 * i + 1]!; keys[2 * i + 1] = d[2 * i]!; }
-        await same64(sts.stsMergeKeys, shape, [{ u64: keys }, { u64: new Uint32Array(2 * n) }, starts, r, n, per], `n=${n} per=${per}`);
+        await same(sts.stsMergeKeys, shape, [keys, new Uint32Array(2 * n), starts, r, n, per], `n=${n} per=${per}`);
       }
     }
   });
@@ -286,13 +254,13 @@ describe('STS merge-sort and key-sort kernels: webgpu vs wasm', () => {
     let seed = 600;
     for (const [n, k] of [[0, 1], ...sizes] as const) {
       const d = digisWords(n, k, seed++);
-      const [, keys] = await same64(sts.stsDigisToKeys, { grid: 2, block: 64 }, [d, { u64: new Uint32Array(2 * n) }, n]);
-      await same64(sts.stsKeysToDigis, { grid: 2, block: 64 }, [{ u64: keys! }, new Uint32Array(2 * n), n]);
+      const [, keys] = await same(sts.stsDigisToKeys, { grid: 2, block: 64 }, [d, new Uint32Array(2 * n), n]);
+      await same(sts.stsKeysToDigis, { grid: 2, block: 64 }, [keys!, new Uint32Array(2 * n), n]);
       for (const block of [1, 2, 64, 256]) {
         const tile = 2 * block;
         const nTiles = Math.ceil(n / tile);
-        if (n > 0) await same64(sts.stsTileSort, { grid: nTiles, block, sharedBytes: 8 * tile }, [{ u64: keys! }, n], `n=${n} block=${block}`);
-        await same(sts.stsTileStarts, { grid: 1, block: 100 }, [new Uint32Array(nTiles + 1), nTiles, tile, n]);
+        if (n > 0) await same(sts.stsTileSort, { grid: nTiles, block, sharedBytes: 8 * tile }, [keys!, n], `n=${n} block=${block}`);
+        await same(shipped.kernels.stsTileStarts!, { grid: 1, block: 100 }, [new Uint32Array(nTiles + 1), nTiles, tile, n]);
       }
     }
   });

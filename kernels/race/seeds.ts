@@ -36,7 +36,8 @@ export function countModulesCount(id: u16[], count: u32[], clusterId: i32[], num
 
 // ---- seed 001: PET intraWarpScan / intraBlockScan / FillDataKernel ----------------------------
 
-// intraWarpScan and intraBlockScan are the PET kernels' own (kernels/pet/blockScan.ts).
+// intraWarpScan and intraBlockScan are simt's own device functions (kernels/primitives/blockScan.ts):
+// sync = 0 is the seed's lock-step form, sync = 1 puts __syncwarp() between every read and the next write.
 
 /** out = exclusive warp scan of input (one warp); sync = 0: the seed's lock-step form (a warp-sync hazard). */
 export function petWarpScan(input: u32[], out: u32[], sync: i32): void {

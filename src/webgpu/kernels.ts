@@ -12,8 +12,8 @@ import { configuredBaseUrl } from '../platform.js';
 /**
  * Host element types as the WGSL side sees them: 32-bit types as themselves; 'u16' as two per
  * u32 word; 'u8' (a byte store such as the pixel SoA) as four per u32 word; 'f64' (and 'i64'/'u64')
- * as array<vec2u>, the (lo, hi) words of the host's bytes (the STS kernels bind u64 keys as
- * array<u32>, words 2i and 2i+1, the same bytes).
+ * as array<vec2u>, the (lo, hi) words of the host's bytes (the STS key sort's keys are u32 word
+ * pairs, a u64 array's bytes).
  */
 export type WgslDtype = 'u8' | 'u16' | 'i32' | 'u32' | 'f32' | 'f64' | 'u64';
 
@@ -31,7 +31,7 @@ export interface WgslKernelInfo {
   powerOfTwoBlock: boolean;
   /**
    * Where the source is, under `assembly/` without `.wgsl`, beside the AS kernel of the same
-   * name (default `kernels/<name>`; e.g. `primitives/compactNonZeroU32`, `kernels/pet/petConvert`).
+   * name (default `kernels/<name>`; e.g. `kernels/pet/petConvert`).
    */
   source?: string;
 }
@@ -59,11 +59,7 @@ export const WGSL_KERNELS = {
   vecMin: reduction('vecMin'),
   // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
   vecSum: reduction('vecSum', 'f64'),
-  // assembly/primitives/ (compaction): see the .wgsl file there. The device-wide scan is compiled (kernels/primitives/scan.ts).
-  compactNonZeroU32: {
-    name: 'compactNonZeroU32', entryPoint: 'compactNonZeroU32', source: 'primitives/compactNonZeroU32', powerOfTwoBlock: false,
-    params: [arr('input', 'u32'), scal('n', 'i32'), arr('output', 'u32'), arr('counter', 'u32'), scal('items', 'i32')],
-  },
+  // The device-wide scan, the block/warp scans and the compaction are compiled (kernels/primitives/).
   // assembly/kernels/pet/ (seed 001): see the .wgsl files there and docs/webgpu.md. petCrystalLut and
   // petPadSingles are the generic kernels of kernels/pet/: webgpu runs their generated WGSL.
 
@@ -137,10 +133,8 @@ export const WGSL_KERNELS = {
     stsCheckChannels: [arr('digis', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
     stsCountChannels: [arr('digis', 'u32'), arr('counts', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
     stsScatterAtomic: [arr('digis', 'u32'), arr('out', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
-    stsCountChunks: [arr('digis', 'u32'), arr('hist', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32'), scal('layout', 'i32')],
     stsColumnOffsets: [arr('counts', 'u32'), arr('colOff', 'u32'), arr('totals', 'u32'), scal('nChannels', 'i32'), scal('nRows', 'i32')],
     stsScatterChunks: [arr('digis', 'u32'), arr('out', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
-    stsLocalOffsets: [arr('counts', 'u32'), arr('localOff', 'u32'), scal('nChannels', 'u32')],
     stsLocalSort: [arr('digis', 'u32'), arr('tmp', 'u32'), arr('localOff', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
     stsLocalMerge: [
       arr('tmp', 'u32'), arr('out', 'u32'), arr('counts', 'u32'), arr('localEnd', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'),
@@ -148,13 +142,11 @@ export const WGSL_KERNELS = {
     ],
     stsRunFlags: [arr('digis', 'u32'), arr('flags', 'u32'), scal('n', 'i32')],
     stsRunStarts: [arr('digis', 'u32'), arr('pos', 'u32'), arr('starts', 'u32'), scal('n', 'i32'), scal('nRuns', 'i32')],
-    stsHalveRuns: [arr('starts', 'u32'), arr('next', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32')],
     stsMergeDigis: [arr('src', 'u32'), arr('dst', 'u32'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
-    stsMergeKeys: [arr('src', 'u64'), arr('dst', 'u64'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
-    stsDigisToKeys: [arr('digis', 'u32'), arr('keys', 'u64'), scal('n', 'i32')],
-    stsKeysToDigis: [arr('keys', 'u64'), arr('digis', 'u32'), scal('n', 'i32')],
-    stsTileSort: [arr('keys', 'u64'), scal('n', 'i32')],
-    stsTileStarts: [arr('starts', 'u32'), scal('nTiles', 'i32'), scal('tile', 'i32'), scal('n', 'i32')],
+    stsMergeKeys: [arr('src', 'u32'), arr('dst', 'u32'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
+    stsDigisToKeys: [arr('digis', 'u32'), arr('keys', 'u32'), scal('n', 'i32')],
+    stsKeysToDigis: [arr('keys', 'u32'), arr('digis', 'u32'), scal('n', 'i32')],
+    stsTileSort: [arr('keys', 'u32'), scal('n', 'i32')],
   }),
   // The CMS pixel kernels on the SiPixelDigisCUDASOAView store: one u8 allocation, bound in WGSL
   // as array<atomic<u32>> and addressed by column word offset (see pixelCountModules.wgsl).
@@ -233,7 +225,7 @@ export function loadWgsl(name: string): Promise<string> {
   return loadAssemblyWgsl(`kernels/${name}`);
 }
 
-/** `assembly/<rel>.wgsl` under the package root (rel like 'kernels/vecMax', 'primitives/compactNonZeroU32'). */
+/** `assembly/<rel>.wgsl` under the package root (rel like 'kernels/vecMax', 'kernels/pet/petConvert'). */
 export function loadAssemblyWgsl(name: string): Promise<string> {
   if (!/^[A-Za-z0-9_]+(\/[A-Za-z0-9_]+)*$/.test(name)) return Promise.reject(new Error(`bad WGSL name '${name}'`));
   let p = sourceCache.get(name);

@@ -1,4 +1,7 @@
-// CBM STS digi sorting by channel (seed 004): counting sorts.
+// CBM STS digi sorting by channel (seed 004): counting sorts — the hand-written fast paths, each
+// a declared specialization of its generic kernel in kernels/sts/atomicSort.ts or
+// countingSort.ts (written per thread; src/kernels/sts.ts). stsCountChunks and stsLocalOffsets
+// run as compiled from kernels/sts/countingSort.ts: their hand-written forms were no faster.
 //
 // A digi is two u32 words, (channel, time), 8 bytes, as the native baseline's struct and
 // `stsDigisForBench` lay it out. Digis arrive as per-channel time-ordered runs, so a sort by
@@ -14,7 +17,7 @@
 // * chunked, order preserving (the talk's per-thread approach with a global layout): global
 //   thread g of P owns the contiguous chunk [g·n/P, (g+1)·n/P) and counts it into its own
 //   row of a histogram cnt[g·k + c]; per channel the rows are scanned (stsColumnOffsets) and
-//   the channel totals scanned (scan.ts), which gives every (channel, thread) pair its own
+//   the channel totals scanned (kernels/primitives/scan.ts), which gives every (channel, thread) pair its own
 //   output range, in input order, so thread g's scatter (plain increments: only g touches row
 //   g) is stable on every schedule. This is the native baseline's algorithm.
 // * local (the talk's "Alternative: each thread does its own sorting?"): thread g counts its
@@ -126,29 +129,6 @@ export function stsScatterAtomic(digis: usize, out: usize, offsets: usize, n: i3
 @inline function chunkBegin(g: i32, p: i32, n: i32): i32 { return <i32>((<i64>g * <i64>n) / <i64>p); }
 
 /**
- * Counts thread g's chunk. layout 0: channel-major hist[c·P + g] (chunked sort); layout 1:
- * thread-major hist[g·nChannels + c] (local sort). Only thread g writes its cells, so plain
- * increments are exact; a run of equal channels is added at once. hist must be zeroed.
- */
-export function stsCountChunks(digis: usize, hist: usize, n: i32, nChannels: u32, bad: usize, layout: i32): void {
-  const p = gridDim.x * blockDim.x;
-  const cnt = beginPhase();
-  for (let k = 0; k < cnt; k++) {
-    const g = blockIdx.x * blockDim.x + threadAt(k);
-    const e = chunkBegin(g + 1, p, n);
-    // cell(c) = hist + (c·rowStep + colBase)·4
-    const rowStep: usize = layout == 0 ? <usize>p : 1;
-    const base = hist + ((layout == 0 ? <usize>g : <usize>g * <usize>nChannels) << 2);
-    for (let i = chunkBegin(g, p, n); i < e; i++) {
-      const c = channelOf(digis, i);
-      if (c >= nChannels) { flagBad(bad, i); continue; }
-      const cell = base + ((<usize>c * rowStep) << 2);
-      store<u32>(cell, load<u32>(cell) + 1);
-    }
-  }
-}
-
-/**
  * Chunked scatter: thread g writes its chunk in input order at chanStart[c] + colOff[g·k + c]++
  * (colOff: stsColumnOffsets over the thread-major counts, chanStart: the scan of the channel
  * totals) — stable, and the same bytes on every schedule. Thread-major cells keep the workers'
@@ -169,24 +149,6 @@ export function stsScatterChunks(digis: usize, out: usize, colOff: usize, chanSt
       const r = load<u32>(cell);
       store<u32>(cell, r + 1);
       store<u64>(out + (<usize>(load<u32>(chanStart + (<usize>c << 2)) + r) << 3), d);
-    }
-  }
-}
-
-/**
- * Local sort, step 2: thread g turns its own row of counts into its own exclusive prefix sum
- * (the talk's per-thread `prefixSum`), localOff[g·k + c].
- */
-export function stsLocalOffsets(counts: usize, localOff: usize, nChannels: u32): void {
-  const cnt = beginPhase();
-  for (let k = 0; k < cnt; k++) {
-    const g = blockIdx.x * blockDim.x + threadAt(k);
-    const row = <usize>g * <usize>nChannels;
-    let run: u32 = 0;
-    for (let c: u32 = 0; c < nChannels; c++) {
-      const v = load<u32>(counts + ((row + <usize>c) << 2));
-      store<u32>(localOff + ((row + <usize>c) << 2), run);
-      run += v;
     }
   }
 }

@@ -1,8 +1,9 @@
-// sts kernels (seed 004): re-exported by assembly/index.ts.
+// sts kernels (seed 004): re-exported by assembly/index.ts. The hand-written specializations of
+// kernels/sts/ (per thread); stsCountChunks, stsLocalOffsets, stsHalveRuns and stsTileStarts run as compiled.
 export {
-  stsCountChannels, stsScatterAtomic, stsCountChunks, stsScatterChunks, stsLocalOffsets, stsLocalSort,
+  stsCountChannels, stsScatterAtomic, stsScatterChunks, stsLocalSort,
   stsColumnOffsets, stsLocalMerge, stsCheckChannels,
 } from "./countingSort";
 export {
-  stsRunFlags, stsRunStarts, stsHalveRuns, stsMergeDigis, stsMergeKeys, stsDigisToKeys, stsKeysToDigis, stsTileSort, stsTileStarts,
+  stsRunFlags, stsRunStarts, stsMergeDigis, stsMergeKeys, stsDigisToKeys, stsKeysToDigis, stsTileSort,
 } from "./mergeSort";

@@ -1,10 +1,13 @@
-// CBM STS digi sorting (seed 004): natural merge sort and the xpu key sort.
+// CBM STS digi sorting (seed 004): natural merge sort and the xpu key sort — the hand-written fast
+// paths, each a declared specialization of its generic kernel in kernels/sts/mergeSort.ts
+// (written per thread; src/kernels/sts.ts). stsHalveRuns and stsTileStarts run as compiled from
+// there. Keys (u64 channel << 32 | time) are declared as u32 word pairs, the same bytes.
 //
 // Natural merge sort ("Alternative B" of the talk): find the maximal runs that are already
 // non-decreasing in (channel, time), then merge neighbouring pairs of runs, all pairs in
 // parallel, until one run remains: ⌈log₂ r⌉ rounds for r runs.
 //   stsRunFlags   flags[i] = 1 where a run starts (i = 0 or key[i-1] > key[i])
-//   scan          (scan.ts) run index of every start, number of runs
+//   scan          (kernels/primitives/scan.ts) run index of every start, number of runs
 //   stsRunStarts  starts[run] = i for every start; starts[r] = n
 //   stsMergeDigis one round: runs 2j and 2j+1 merged into one (stable: the left run wins ties)
 //   stsHalveRuns  the new run starts: starts'[j] = starts[2j], starts'[⌈r/2⌉] = n
@@ -60,20 +63,6 @@ export function stsRunStarts(digis: usize, pos: usize, starts: usize, n: i32, nR
         store<u32>(starts + (<usize>load<u32>(pos + (<usize>i << 2)) << 2), <u32>i);
       }
       if (i == n - 1) store<u32>(starts + (<usize>nRuns << 2), <u32>n);
-    }
-  }
-}
-
-/** starts'[j] = starts[2j] for j < ⌈r/2⌉, starts'[⌈r/2⌉] = n (grid-stride over j). */
-export function stsHalveRuns(starts: usize, next: usize, nRuns: i32, n: i32): void {
-  const half = (nRuns + 1) >> 1;
-  const stride = gridDim.x * blockDim.x;
-  for (let base = blockIdx.x * blockDim.x; base <= half; base += stride) {
-    const cnt = beginPhase();
-    for (let k = 0; k < cnt; k++) {
-      const j = base + threadAt(k);
-      if (j > half) continue;
-      store<u32>(next + (<usize>j << 2), j == half ? <u32>n : load<u32>(starts + (<usize>(2 * j) << 2)));
     }
   }
 }
@@ -254,19 +243,6 @@ export function stsTileSort(keys: usize, n: i32): void {
       const l = t + r * half;
       const i = start + <i64>l;
       if (i < <i64>n) store<u64>(keys + (<usize>i << 3), load<u64>(s + (<usize>l << 3)));
-    }
-  }
-}
-
-/** starts[j] = min(j·tile, n) for j ≤ nTiles (the tiles as initial runs of the key sort). */
-export function stsTileStarts(starts: usize, nTiles: i32, tile: i32, n: i32): void {
-  const stride = gridDim.x * blockDim.x;
-  for (let base = blockIdx.x * blockDim.x; base <= nTiles; base += stride) {
-    const cnt = beginPhase();
-    for (let k = 0; k < cnt; k++) {
-      const j = base + threadAt(k);
-      if (j > nTiles) continue;
-      store<u32>(starts + (<usize>j << 2), <u32>min(<i64>j * <i64>tile, <i64>n));
     }
   }
 }

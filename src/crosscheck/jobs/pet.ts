@@ -21,7 +21,8 @@
 //   petSortTiles, every merge pass's ranks and the sorted records, all exact (a stable sort and
 //   its rank searches are deterministic).
 import { deviceExclusiveScan } from '../../ops/scan.js';
-import { compactNonZeroU32, compactionSharedBytes } from '../../kernels/primitives.js';
+import { compactionSharedBytes } from '../../kernels/primitives.js';
+import { shippedKernels } from '../../shippedModule.js';
 import type { GpuDevice } from '../../deviceApi.js';
 import type { Job } from '../types.js';
 import { Xoshiro128ss } from '../../data/random.js';
@@ -72,15 +73,16 @@ export function petWords(n: number, seed: number, zeros = 0.4): Uint32Array {
   return out;
 }
 
-/** compactNonZeroU32 over `words`: the kept words (in the backend's order) and the counter. */
+/** compactNonZeroU32 (kernels/primitives/compaction.ts) over `words`: the kept words (in the backend's order) and the counter. */
 export async function compactOnDevice(device: GpuDevice, words: Uint32Array): Promise<{ compacted: Uint32Array; count: number }> {
+  const { compactNonZeroU32 } = await shippedKernels(device);
   const n = words.length;
   const input = await device.upload('u32', n ? words : new Uint32Array(1));
   const output = device.alloc('u32', Math.max(1, n));
   const counter = await device.upload('u32', new Uint32Array([0]));
   try {
     const grid = Math.max(1, Math.ceil(n / (PET_COMPACT_BLOCK * PET_COMPACT_ITEMS)));
-    await device.launch(compactNonZeroU32, { grid, block: PET_COMPACT_BLOCK, sharedBytes: compactionSharedBytes(PET_COMPACT_BLOCK) },
+    await device.launch(compactNonZeroU32!, { grid, block: PET_COMPACT_BLOCK, sharedBytes: compactionSharedBytes(PET_COMPACT_BLOCK) },
       [input, n, output, counter, PET_COMPACT_ITEMS]);
     const count = (await counter.read())[0]!;
     const all = await output.read();

@@ -24,10 +24,10 @@ import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
 import type { DeviceArray } from '../../memory/deviceArray.js';
 import { SimtError } from '../../errors.js';
 import {
-  stsCheckChannels, stsColumnOffsets, stsCountChannels, stsCountChunks, stsDigisToKeys, stsHalveRuns,
-  stsKeysToDigis, stsLocalMerge, stsLocalOffsets, stsLocalSort, stsMergeDigis, stsMergeKeys, stsRunFlags,
-  stsRunStarts, stsScatterAtomic, stsScatterChunks, stsTileSort, stsTileStarts,
+  stsCheckChannels, stsColumnOffsets, stsCountChannels, stsDigisToKeys, stsKeysToDigis, stsLocalMerge, stsLocalSort,
+  stsMergeDigis, stsMergeKeys, stsRunFlags, stsRunStarts, stsScatterAtomic, stsScatterChunks, stsTileSort,
 } from '../../kernels/sts.js';
+import { shippedKernels } from '../../shippedModule.js';
 import { gridStrideShape } from '../../ops/launchShape.js';
 import { readElement, readWith, uploadWith } from '../../memory/hostAccess.js';
 import { exclusiveScan } from '../../ops/scan.js';
@@ -147,7 +147,7 @@ export async function stsSort(
   try {
     out = device.alloc('u32', 2 * n);
     if (n > 0) {
-      const ctx: Ctx = { device, input, out, n, nChannels, options, launches, extra };
+      const ctx: Ctx = { device, input, out, n, nChannels, options, launches, extra, k: await stsKernels(device) };
       switch (method) {
         case 'atomic': await sortAtomic(ctx); break;
         case 'chunked': await sortChunked(ctx); break;
@@ -176,8 +176,23 @@ export async function stsSort(
 
 interface Ctx {
   device: GpuDevice; input: DeviceArray<'u32'>; out: DeviceArray<'u32'>; n: number; nChannels: number;
-  options: StsSortOptions; launches: LaunchStats[]; extra: { runs?: number; rounds?: number };
+  options: StsSortOptions; launches: LaunchStats[]; extra: { runs?: number; rounds?: number }; k: StsKernels;
 }
+
+/**
+ * The sorts' kernels: the four that run as written per thread (kernels/sts/, simt's shipped
+ * module: as fast as their hand-written forms were), and the declared specializations of the
+ * others (src/kernels/sts.ts).
+ */
+async function stsKernels(device: GpuDevice) {
+  const shipped = await shippedKernels(device);
+  return {
+    stsCountChunks: shipped.stsCountChunks!, stsLocalOffsets: shipped.stsLocalOffsets!, stsHalveRuns: shipped.stsHalveRuns!, stsTileStarts: shipped.stsTileStarts!,
+    stsScatterChunks, stsLocalSort, stsColumnOffsets, stsLocalMerge, stsCheckChannels, stsRunFlags, stsRunStarts, stsMergeDigis, stsMergeKeys,
+    stsDigisToKeys, stsKeysToDigis, stsTileSort,
+  } satisfies Record<string, Kernel>;
+}
+type StsKernels = Awaited<ReturnType<typeof stsKernels>>;
 
 function elementShape(ctx: Ctx, count: number): { grid: number; block: number } {
   return gridStrideShape(ctx.device, count, ctx.options.block ?? 256);
@@ -263,12 +278,12 @@ async function sortChunked(ctx: Ctx): Promise<void> {
   try {
     await counts.fill(0);
     await withBad(ctx, async (bad) => {
-      launches.push(await device.launch(stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
+      launches.push(await device.launch(ctx.k.stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
       await checkBad(ctx, bad);
     });
-    launches.push(await device.launch(stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
+    launches.push(await device.launch(ctx.k.stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
     await exclusiveScan(device, totals, totals, nChannels, {}, launches);
-    launches.push(await device.launch(stsScatterChunks, cs, [input, out, colOff, totals, n, nChannels]));
+    launches.push(await device.launch(ctx.k.stsScatterChunks, cs, [input, out, colOff, totals, n, nChannels]));
   } finally {
     counts.free(); colOff.free(); totals.free();
   }
@@ -286,14 +301,14 @@ async function sortLocal(ctx: Ctx): Promise<void> {
   try {
     await counts.fill(0);
     await withBad(ctx, async (bad) => {
-      launches.push(await device.launch(stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
+      launches.push(await device.launch(ctx.k.stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
       await checkBad(ctx, bad);
     });
-    launches.push(await device.launch(stsLocalOffsets, cs, [counts, local, nChannels]));
-    launches.push(await device.launch(stsLocalSort, cs, [input, tmp, local, n, nChannels]));
-    launches.push(await device.launch(stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
+    launches.push(await device.launch(ctx.k.stsLocalOffsets, cs, [counts, local, nChannels]));
+    launches.push(await device.launch(ctx.k.stsLocalSort, cs, [input, tmp, local, n, nChannels]));
+    launches.push(await device.launch(ctx.k.stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
     await exclusiveScan(device, totals, totals, nChannels, {}, launches);
-    launches.push(await device.launch(stsLocalMerge, cs, [tmp, out, counts, local, colOff, totals, n, nChannels]));
+    launches.push(await device.launch(ctx.k.stsLocalMerge, cs, [tmp, out, counts, local, colOff, totals, n, nChannels]));
   } finally {
     counts.free(); local.free(); colOff.free(); totals.free(); tmp.free();
   }
@@ -304,7 +319,7 @@ async function sortLocal(ctx: Ctx): Promise<void> {
  * buffer holding the result (src itself when there is one run).
  */
 async function mergeRounds<D extends 'u32' | 'u64'>(
-  ctx: Ctx, kernel: typeof stsMergeDigis | typeof stsMergeKeys, src: DeviceArray<D>, bufA: DeviceArray<D>, bufB: DeviceArray<D>,
+  ctx: Ctx, kernel: Kernel, src: DeviceArray<D>, bufA: DeviceArray<D>, bufB: DeviceArray<D>,
   starts: DeviceArray<'u32'>, nRuns: number,
 ): Promise<{ result: DeviceArray<D>; rounds: number }> {
   const { device, n, launches } = ctx;
@@ -318,10 +333,9 @@ async function mergeRounds<D extends 'u32' | 'u64'>(
   try {
     while (runs > 1) {
       const dst = cur === bufA ? bufB : bufA;
-      // The kernel is one of two specs (u32 or u64 digis): typed by D, which TypeScript cannot tie to it.
-      launches.push(await device.launch(kernel as Kernel, shape, [cur, dst, s, runs, n, per]));
+      launches.push(await device.launch(kernel, shape, [cur, dst, s, runs, n, per]));
       const half = Math.ceil(runs / 2);
-      launches.push(await device.launch(stsHalveRuns, elementShape(ctx, half + 1), [s, s2, runs, n]));
+      launches.push(await device.launch(ctx.k.stsHalveRuns, elementShape(ctx, half + 1), [s, s2, runs, n]));
       [s, s2] = [s2, s];
       runs = half;
       cur = dst;
@@ -336,25 +350,25 @@ async function mergeRounds<D extends 'u32' | 'u64'>(
 async function sortMerge(ctx: Ctx): Promise<void> {
   const { device, input, out, n, nChannels, launches } = ctx;
   await withBad(ctx, async (bad) => {
-    launches.push(await device.launch(stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
+    launches.push(await device.launch(ctx.k.stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
     await checkBad(ctx, bad);
   });
   const flags = device.alloc('u32', n);
   let starts: DeviceArray<'u32'> | undefined;
   const tmp = device.alloc('u32', 2 * n);
   try {
-    launches.push(await device.launch(stsRunFlags, elementShape(ctx, n), [input, flags, n]));
+    launches.push(await device.launch(ctx.k.stsRunFlags, elementShape(ctx, n), [input, flags, n]));
     const runs = await exclusiveScan(device, flags, flags, n, {}, launches);
     starts = device.alloc('u32', runs + 1);
-    launches.push(await device.launch(stsRunStarts, elementShape(ctx, n), [input, flags, starts, n, runs]));
+    launches.push(await device.launch(ctx.k.stsRunStarts, elementShape(ctx, n), [input, flags, starts, n, runs]));
     flags.free();
-    const { result, rounds } = await mergeRounds(ctx, stsMergeDigis, input, out, tmp, starts, runs);
+    const { result, rounds } = await mergeRounds(ctx, ctx.k.stsMergeDigis, input, out, tmp, starts, runs);
     if (result !== out) {
       // Copy the result into out (one more merge-free pass: a round over a single run).
       const one = device.alloc('u32', 2);
       try {
         await one.upload(Uint32Array.of(0, n));
-        launches.push(await device.launch(stsMergeDigis, elementShape(ctx, Math.ceil(n / 256)), [result, out, one, 1, n, 256]));
+        launches.push(await device.launch(ctx.k.stsMergeDigis, elementShape(ctx, Math.ceil(n / 256)), [result, out, one, 1, n, 256]));
       } finally {
         one.free();
       }
@@ -371,7 +385,7 @@ async function sortMerge(ctx: Ctx): Promise<void> {
 async function sortKey(ctx: Ctx): Promise<void> {
   const { device, input, out, n, nChannels, launches } = ctx;
   await withBad(ctx, async (bad) => {
-    launches.push(await device.launch(stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
+    launches.push(await device.launch(ctx.k.stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
     await checkBad(ctx, bad);
   });
   // Default 512 threads (1024-key tiles), or the largest power of two the device allows (256 on
@@ -383,16 +397,17 @@ async function sortKey(ctx: Ctx): Promise<void> {
     throw new StsInputError(`tileBlock must be a power of two ≤ 1024 whose tile fits shared memory, got ${String(tileBlock)}`);
   }
   const tile = 2 * tileBlock;
-  const keys = device.alloc('u64', n);
-  const tmp = device.alloc('u64', n);
+  // Keys channel << 32 | time as little-endian u32 pairs (time, channel): a u64 array's bytes.
+  const keys = device.alloc('u32', 2 * n);
+  const tmp = device.alloc('u32', 2 * n);
   const nTiles = Math.ceil(n / tile);
   const starts = device.alloc('u32', nTiles + 1);
   try {
-    launches.push(await device.launch(stsDigisToKeys, elementShape(ctx, n), [input, keys, n]));
-    launches.push(await device.launch(stsTileSort, { grid: nTiles, block: tileBlock, sharedBytes: 8 * tile }, [keys, n]));
-    launches.push(await device.launch(stsTileStarts, elementShape(ctx, nTiles + 1), [starts, nTiles, tile, n]));
-    const { result, rounds } = await mergeRounds(ctx, stsMergeKeys, keys, tmp, keys, starts, nTiles);
-    launches.push(await device.launch(stsKeysToDigis, elementShape(ctx, n), [result, out, n]));
+    launches.push(await device.launch(ctx.k.stsDigisToKeys, elementShape(ctx, n), [input, keys, n]));
+    launches.push(await device.launch(ctx.k.stsTileSort, { grid: nTiles, block: tileBlock, sharedBytes: 8 * tile }, [keys, n]));
+    launches.push(await device.launch(ctx.k.stsTileStarts, elementShape(ctx, nTiles + 1), [starts, nTiles, tile, n]));
+    const { result, rounds } = await mergeRounds(ctx, ctx.k.stsMergeKeys, keys, tmp, keys, starts, nTiles);
+    launches.push(await device.launch(ctx.k.stsKeysToDigis, elementShape(ctx, n), [result, out, n]));
     ctx.extra.runs = nTiles;
     ctx.extra.rounds = rounds;
   } finally {

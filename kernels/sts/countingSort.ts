@@ -1,0 +1,138 @@
+// CBM STS digi sorting by channel (seed 004): the talk's counting sorts in which global thread g
+// of P owns the contiguous chunk [g·n/P, (g+1)·n/P) ("Alternative: each thread does its own
+// sorting?") — order preserving on every schedule, since only thread g touches its row of the
+// histogram. A digi is two u32 words, (channel, time): digis[2i] is digi i's channel. The
+// atomic variant is kernels/sts/atomicSort.ts; the scan between the steps is simt's one scan
+// (kernels/primitives/scan.ts). The talk's per-thread form, for thread g:
+//
+//   int* digisPerChannel = &hist[g * k];                    // k = channelCount
+//   for (int i = begin(g); i < begin(g + 1); i++) digisPerChannel[a[i].channel]++;
+//   prefixSum = exclusive scan of digisPerChannel;          // the thread's own
+//   for (int i = begin(g); i < begin(g + 1); i++) sorted[prefixSum[a[i].channel]++] = a[i];
+//
+// chunked (the native baseline's algorithm): stsCountChunks (layout 1, row g of P·k cells) →
+// stsColumnOffsets (per channel, the rows' exclusive scan and the channel total) → scan of the
+// totals → stsScatterChunks (thread g writes its chunk at chanStart[c] + colOff[g·k + c]++).
+// local (the talk's sorted[n/p]): stsCountChunks → stsLocalOffsets (thread g scans its own row)
+// → stsLocalSort (thread g counting-sorts its chunk into its slice of tmp) → stsColumnOffsets →
+// scan → stsLocalMerge (thread g moves each (thread, channel) segment to its global place).
+//
+// The talk writes these steps as the per-thread loops above; each kernel here is one of them.
+//
+// Every count kernel checks channel < nChannels: a bad digi is neither counted nor moved, and
+// bad[0] (0xffffffff from the host) takes the smallest bad index by atomicMin.
+import { threadIdx, blockIdx, blockDim, gridDim, atomicMin } from "simt/kernel";
+
+/** ⌊a·b/c⌋ for a ≤ c, b < c, c < 2^31, bit by bit on the remainder: a·b needs 64 bits, which WGSL lacks. */
+function mulDiv(a: u32, b: u32, c: u32): u32 {
+  let q: u32 = 0;
+  let rem: u32 = 0;
+  for (let bit = 30; bit >= 0; bit--) {
+    q <<= 1;
+    rem <<= 1;
+    if (rem >= c) { rem -= c; q++; }
+    if (((b >> <u32>bit) & 1) != 0) {
+      rem += a;
+      if (rem >= c) { rem -= c; q++; }
+    }
+  }
+  return q;
+}
+
+/** The first digi of thread g's chunk: ⌊g·n/P⌋ = g·⌊n/P⌋ + ⌊g·(n mod P)/P⌋ (CUDA: (long long)g * n / P). */
+function chunkBegin(g: i32, p: i32, n: i32): i32 { return g * (n / p) + <i32>mulDiv(<u32>g, <u32>(n % p), <u32>p); }
+
+/** Thread g counts its chunk: layout 0, channel-major hist[c·P + g]; 1, thread-major hist[g·k + c]. hist zeroed. */
+export function stsCountChunks(digis: u32[], hist: u32[], n: i32, nChannels: u32, bad: u32[], layout: i32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const end = chunkBegin(g + 1, p, n);
+  for (let i = chunkBegin(g, p, n); i < end; i++) {
+    const c = digis[2 * i];
+    if (c >= nChannels) atomicMin(bad, 0, <u32>i);
+    else if (layout == 0) hist[c * <u32>p + <u32>g] += 1;
+    else hist[<u32>g * nChannels + c] += 1;
+  }
+}
+
+/** Thread g writes its chunk, in input order, at chanStart[c] + colOff[g·k + c]++. */
+export function stsScatterChunks(digis: u32[], out: u32[], colOff: u32[], chanStart: u32[], n: i32, nChannels: u32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const end = chunkBegin(g + 1, p, n);
+  for (let i = chunkBegin(g, p, n); i < end; i++) {
+    const c = digis[2 * i];
+    if (c >= nChannels) continue;
+    const cell = <u32>g * nChannels + c;
+    const pos = chanStart[c] + colOff[cell];
+    colOff[cell] += 1;
+    out[2 * pos] = c;
+    out[2 * pos + 1] = digis[2 * i + 1];
+  }
+}
+
+/** Thread g: its own exclusive prefix sum of its row of counts (the talk's per-thread prefixSum). */
+export function stsLocalOffsets(counts: u32[], localOff: u32[], nChannels: u32): void {
+  const row = <u32>(blockIdx.x * blockDim.x + threadIdx.x) * nChannels;
+  let run: u32 = 0;
+  for (let c: u32 = 0; c < nChannels; c++) {
+    const v = counts[row + c];
+    localOff[row + c] = run;
+    run += v;
+  }
+}
+
+/** Thread g counting-sorts its chunk into tmp[chunk g]; localOff[g·k + c] ends as channel c's end there. */
+export function stsLocalSort(digis: u32[], tmp: u32[], localOff: u32[], n: i32, nChannels: u32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const begin = chunkBegin(g, p, n);
+  const end = chunkBegin(g + 1, p, n);
+  for (let i = begin; i < end; i++) {
+    const c = digis[2 * i];
+    if (c >= nChannels) continue;
+    const cell = <u32>g * nChannels + c;
+    const pos = <u32>begin + localOff[cell];
+    localOff[cell] += 1;
+    tmp[2 * pos] = c;
+    tmp[2 * pos + 1] = digis[2 * i + 1];
+  }
+}
+
+/** Per channel c (grid-stride): colOff[g·k + c] = Σ_{g' < g} counts[g'·k + c], totals[c] = Σ_g counts[g·k + c]. */
+export function stsColumnOffsets(counts: u32[], colOff: u32[], totals: u32[], nChannels: i32, nRows: i32): void {
+  for (let c = blockIdx.x * blockDim.x + threadIdx.x; c < nChannels; c += blockDim.x * gridDim.x) {
+    let run: u32 = 0;
+    for (let g = 0; g < nRows; g++) {
+      const cell = <u32>g * <u32>nChannels + <u32>c;
+      const v = counts[cell];
+      colOff[cell] = run;
+      run += v;
+    }
+    totals[c] = run;
+  }
+}
+
+/** Thread g moves each of its channel segments from tmp to chanStart[c] + colOff[g·k + c] (localEnd: stsLocalSort's ends). */
+export function stsLocalMerge(tmp: u32[], out: u32[], counts: u32[], localEnd: u32[], colOff: u32[], chanStart: u32[],
+                              n: i32, nChannels: u32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const begin = <u32>chunkBegin(g, gridDim.x * blockDim.x, n);
+  for (let c: u32 = 0; c < nChannels; c++) {
+    const cell = <u32>g * nChannels + c;
+    const m = counts[cell];
+    const src = begin + localEnd[cell] - m;
+    const dst = chanStart[c] + colOff[cell];
+    for (let q: u32 = 0; q < m; q++) {
+      out[2 * (dst + q)] = tmp[2 * (src + q)];
+      out[2 * (dst + q) + 1] = tmp[2 * (src + q) + 1];
+    }
+  }
+}
+
+/** bad[0] = the smallest index whose channel is not below nChannels (grid-stride; for the sorts that do not count). */
+export function stsCheckChannels(digis: u32[], n: i32, nChannels: u32, bad: u32[]): void {
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    if (digis[2 * i] >= nChannels) atomicMin(bad, 0, <u32>i);
+  }
+}
