@@ -60,8 +60,6 @@ let conflicts: i32 = 0;
 let overflow: i32 = 0;
 let divergence: i32 = 0;
 let accesses: i64 = 0;
-let firstConflictAddr: u32 = 0;
-let firstConflictSite: i32 = -1;
 
 /** The block whose epoch is counted, and its __syncthreads count. */
 let epochBlock: i64 = -1;
@@ -76,7 +74,7 @@ export function __screenSetup(dir: usize, pages: u32, arena: usize, arenaPageCou
 export function __screenReset(): void {
   memory.fill(dirBase, 0, <usize>dirPages << 2);
   arenaUsed = 0;
-  conflicts = 0; overflow = 0; divergence = 0; accesses = 0; firstConflictAddr = 0; firstConflictSite = -1;
+  conflicts = 0; overflow = 0; divergence = 0; accesses = 0;
   epochBlock = -1; epoch = 0;
 }
 
@@ -84,8 +82,6 @@ export function __screenConflicts(): i32 { return conflicts; }
 export function __screenOverflow(): i32 { return overflow; }
 export function __screenDivergence(): i32 { return divergence; }
 export function __screenAccesses(): f64 { return <f64>accesses; }
-export function __screenFirstAddress(): u32 { return firstConflictAddr; }
-export function __screenFirstSite(): i32 { return firstConflictSite; }
 
 // @ts-ignore: decorator
 @inline function curEpoch(): i32 {
@@ -105,11 +101,6 @@ export function __screenBarrier(exitSlot: i32, threads: i32, block: i32): void {
   if (exitSlot >= 0) {
     for (let t = 0; t < threads; t++) if (__exited(exitSlot, t)) { divergence = 1; break; }
   }
-}
-
-function found(addr: usize, site: i32): void {
-  if (conflicts == 0) { firstConflictAddr = <u32>addr; firstConflictSite = site; }
-  conflicts++;
 }
 
 function shadowPage(word: u32): usize {
@@ -161,7 +152,7 @@ function merge(pb: i32, pt: i32, cb: i32, ct: i32): void {
   mergedTw = ((pm | m) << MASK_SHIFT) | (ct & EPOCH_MASK);
 }
 
-function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool, addr: usize, site: i32): void {
+function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool): void {
   const page = shadowPage(word);
   if (page == 0) return;
   const r = page + (<usize>(word & <u32>(WORDS_PER_PAGE - 1)) << 5);
@@ -180,7 +171,7 @@ function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool, addr: 
   let race = !quiet(wb, wt, cb, ct);
   if (kind != ATOMIC && !quiet(ab, at_, cb, ct)) race = true;
   if (kind != READ && (!quiet(r1b, r1t, cb, ct) || !quiet(r2b, r2t, cb, ct))) race = true;
-  if (race) found(addr, site);
+  if (race) conflicts++;
   const m = maskOf(ct);
   if (kind == READ) {
     // The detector's policy where the kept reads are of these very bytes; a merge otherwise.
@@ -204,7 +195,7 @@ function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool, addr: 
 }
 
 /** Records one access of `size` bytes at `addr` by thread `t` of the running block. */
-function screen(addr: usize, size: i32, kind: i32, site: i32, t: i32): void {
+function screen(addr: usize, size: i32, kind: i32, t: i32): void {
   if (++accesses > maxAccesses) { overflow = 2; unreachable(); }
   const cb = <i32>blockLinear + 1;
   const te = (t << THREAD_SHIFT) | curEpoch();
@@ -215,7 +206,7 @@ function screen(addr: usize, size: i32, kind: i32, site: i32, t: i32): void {
     // The bytes of word w the access covers.
     const lo = max<usize>(addr, <usize>w << 2) - (<usize>w << 2), hi = min<usize>(end, (<usize>w + 1) << 2) - (<usize>w << 2);
     const mask = <i32>(((1 << <i32>hi) - 1) & ~((1 << <i32>lo) - 1));
-    accessWord(w, kind, cb, te | (mask << MASK_SHIFT), shared, addr, site);
+    accessWord(w, kind, cb, te | (mask << MASK_SHIFT), shared);
   }
 }
 
@@ -227,66 +218,66 @@ function screen(addr: usize, size: i32, kind: i32, site: i32, t: i32): void {
 // @ts-ignore: decorator
 @inline export function __ld<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32): T {
   const v = c.__ld<T>(base, len, i, array, site, thread);
-  screen(at<T>(base, i), sizeof<T>(), READ, site, thread);
+  screen(at<T>(base, i), sizeof<T>(), READ, thread);
   return v;
 }
 // @ts-ignore: decorator
 @inline export function __st<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32, v: T): void {
   c.__st<T>(base, len, i, array, site, thread, v);
-  screen(at<T>(base, i), sizeof<T>(), WRITE, site, thread);
+  screen(at<T>(base, i), sizeof<T>(), WRITE, thread);
 }
 // @ts-ignore: decorator
 @inline export function __ldu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32): T {
-  screen(at<T>(base, i), sizeof<T>(), READ, site, thread);
+  screen(at<T>(base, i), sizeof<T>(), READ, thread);
   return c.__ldu<T>(base, len, i, array, site, thread);
 }
 // @ts-ignore: decorator
 @inline export function __stu<T>(base: usize, len: i32, i: i64, array: i32, site: i32, thread: i32, v: T): void {
-  screen(at<T>(base, i), sizeof<T>(), WRITE, site, thread);
+  screen(at<T>(base, i), sizeof<T>(), WRITE, thread);
   c.__stu<T>(base, len, i, array, site, thread, v);
 }
 
 // @ts-ignore: decorator
 @inline export function __atomicAdd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicAdd<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicAdd<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicSub<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicSub<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicSub<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicExch<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicExch<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicExch<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicMin<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicMin<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicMin<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicMax<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicMax<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicMax<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicInc<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32, thread: i32): u32 {
-  const old = c.__atomicInc<T>(shared, base, len, i, v, array, site, thread); screen(at<u32>(base, i), 4, ATOMIC, site, thread); return old;
+  const old = c.__atomicInc<T>(shared, base, len, i, v, array, site, thread); screen(at<u32>(base, i), 4, ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicDec<T>(shared: bool, base: usize, len: i32, i: i64, v: u32, array: i32, site: i32, thread: i32): u32 {
-  const old = c.__atomicDec<T>(shared, base, len, i, v, array, site, thread); screen(at<u32>(base, i), 4, ATOMIC, site, thread); return old;
+  const old = c.__atomicDec<T>(shared, base, len, i, v, array, site, thread); screen(at<u32>(base, i), 4, ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicCAS<T>(shared: bool, base: usize, len: i32, i: i64, compare: T, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicCAS<T>(shared, base, len, i, compare, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicCAS<T>(shared, base, len, i, compare, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicAnd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicAnd<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicAnd<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicOr<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicOr<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicOr<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicXor<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
-  const old = c.__atomicXor<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, site, thread); return old;
+  const old = c.__atomicXor<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }

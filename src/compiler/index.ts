@@ -53,7 +53,7 @@ export interface CompileOptions {
 }
 
 /** Bumped whenever the generated code changes (a changed runtime is caught by its fingerprint). */
-const COMPILER_VERSION = 'simt-compiler/15';
+const COMPILER_VERSION = 'simt-compiler/16';
 const memoryCache = new Map<string, Promise<KernelModule>>();
 
 /** Compiles kernel sources into one module. Rejects with KernelCompileError (file:line:column). */
@@ -155,9 +155,9 @@ export function buildScreen(module: KernelModule, options: Pick<CompileOptions, 
   let p = screens.get(module.id);
   if (!p) {
     p = (async () => {
+      // A cache directory exists only in Node (cacheDirOf).
       const dir = await cacheDirOf(options);
-      const { join } = isNode ? await import('node:path') : { join: (a: string, b: string) => `${a}/${b}` };
-      const file = dir ? join(dir, `${module.id}.simt.screen.wasm`) : undefined;
+      const file = dir ? (await import('node:path')).join(dir, `${module.id}.simt.screen.wasm`) : undefined;
       if (file) {
         const cached = await (await import('node:fs/promises')).readFile(file).then((b) => new Uint8Array(b), () => undefined);
         if (cached) return cached;
