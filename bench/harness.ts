@@ -34,6 +34,8 @@ export interface BenchContext {
   workers: number;
   /** True when the user chose `workers` (--workers): a suite then measures at that count only. */
   workersChosen: boolean;
+  /** --kernels: a suite that measures kernel by kernel (specializations) measures only these. */
+  kernels?: readonly string[];
   /** A note for the user (a skipped baseline, …) on stderr. */
   log(line: string): void;
 }

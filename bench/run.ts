@@ -20,6 +20,8 @@ export interface BenchOptions {
   quiet?: boolean;
   /** Draw progress as one rewritten status line (stderr is a terminal). */
   statusLine?: boolean;
+  /** Suites that measure kernel by kernel (specializations) measure only these. */
+  kernels?: readonly string[];
 }
 
 export async function loadSuites(): Promise<BenchSuite[]> {
@@ -69,7 +71,7 @@ export async function runBenchmarks(opts: BenchOptions, io: CommandIO): Promise<
         onMeasure((step) => status.show(s.name, step));
         const t0 = performance.now();
         const records = await s.run({
-          quick: opts.quick, workers, workersChosen: chosen,
+          quick: opts.quick, workers, workersChosen: chosen, ...(opts.kernels ? { kernels: opts.kernels } : {}),
           log: (l) => { status.clear(); if (!opts.quiet) io.err(l); },
         });
         status.clear();

@@ -23,7 +23,9 @@ import { generatePetData } from '../src/jobs/pet/generate.js';
 import { geometrySizes } from '../src/jobs/pet/geometry.js';
 import { coincidenceFill, coincidenceNextIndex, coincidenceSelect, convertReference, sortByTimeReference } from '../src/jobs/pet/reference.js';
 import { PET_SHAPES, petMergeRanks } from '../src/kernels/pet.js';
+import { MERGE_GROUP } from '../src/jobs/pet/run.js';
 import { blockScanSharedBytes, compactionSharedBytes } from '../src/kernels/primitives.js';
+import { UsageError } from '../src/cli/args.js';
 import { median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
 /** One workload: its launch arguments on a device, reset before each run (inside the timing, as the core suite does). */
@@ -173,6 +175,17 @@ function petStages(nFrames: number) {
 const petData = (n: number) => { let d = petCache.get(n); if (!d) { d = petStages(n); petCache.set(n, d); } return d; };
 const sumOf = async (a: DeviceArray): Promise<string> => String(Array.from(await a.read() as ArrayLike<number>).reduce((x, y) => x + y, 0));
 
+/** The records with each run of `tile` stably sorted by time (the sort tiles' output). */
+function tileSorted(records: Uint32Array, tile: number): Uint32Array {
+  const out = records.slice();
+  const time = new Float64Array(records.buffer, records.byteOffset, records.length / 2);
+  for (let lo = 0; lo < records.length / 4; lo += tile) {
+    const order = Array.from({ length: tile }, (_, k) => lo + k).sort((a, b) => time[2 * a + 1]! - time[2 * b + 1]! || a - b);
+    order.forEach((i, k) => out.set(records.subarray(4 * i, 4 * i + 4), 4 * (lo + k)));
+  }
+  return out;
+}
+
 /** One PET kernel as runPet launches it, on its stage's input (nFrames frames). */
 function pet(kernel: string, nFrames: number): Workload {
   return {
@@ -214,6 +227,18 @@ function pet(kernel: string, nFrames: number): Workload {
           await dev.launch(petMergeRanks, { grid: Math.ceil(n2 / sub / 256), block: 256 }, [data, re, ro, S, m, n2]);
           const out = dev.alloc('u32', 4 * n2);
           return { args: [data, out, re, ro, S, m], sharedBytes: 2 * sub * 16, shape: { grid: { x: (2 * S) / sub, y: n2 / (2 * S) }, block: sub }, reset: nothing, result: async () => String((await out.read(0, 4))[0]) };
+        }
+        case 'petMergeLevels': {
+          // The job's fused low passes on wasm: runs of one sort tile each, S = 1024 up to groups of 32K singles.
+          const tiles = tileSorted(d.unsorted, PET_SHAPES.sortTile);
+          const S = PET_SHAPES.sortTile;
+          let levels = 0;
+          while ((S << (levels + 1)) <= MERGE_GROUP && (S << levels) < m) levels++;
+          const data = await dev.upload('u32', tiles), out = dev.alloc('u32', 4 * n2);
+          return {
+            args: [data, out, S, levels, m], sharedBytes: 0, shape: { grid: n2 / (S << levels), block: 1 },
+            async restore() { await data.upload(tiles); }, reset: nothing, result: async () => String((await out.read(0, 4))[0]) + String((await data.read(0, 4))[0]),
+          };
         }
         case 'petCoinNextIndex': case 'petCoinSelect': {
           const data = await dev.upload('u32', d.sorted), next = await dev.upload('i32', d.next);
@@ -365,7 +390,7 @@ function workloads(quick: boolean): Record<string, Workload> {
     stsScatterAtomic: stsAtomic(quick ? 1_000_000 : 16_000_000, 'scatter'),
     findClus: pixelClustering('findClus'),
     clusterChargeCut: pixelClustering('clusterChargeCut'),
-    ...Object.fromEntries(['petConvert', 'petSortTiles', 'petMergeRanks', 'petMergeBlocks', 'petCoinNextIndex',
+    ...Object.fromEntries(['petConvert', 'petSortTiles', 'petMergeRanks', 'petMergeBlocks', 'petMergeLevels', 'petCoinNextIndex',
       'petCoinSelect', 'petCoinCount', 'petCoinFill', 'petSplitSingles', 'petSplitPairs'].map((k) => [k, pet(k, quick ? 1 << 18 : 1 << 20)])),
     ...Object.fromEntries(STS_SORT_KERNELS.map((name) => [name, stsSortKernel(name, quick ? 1_000_000 : 16_000_000)])),
     // Its work is channels × chunk owners, not digis: the sts suite's 100k channels.
@@ -425,7 +450,10 @@ export const suite: BenchSuite = {
   async run(ctx) {
     const all = workloads(ctx.quick);
     const out: BenchRecord[] = [];
-    for (const k of specializations()) {
+    const declared = specializations();
+    const unknown = (ctx.kernels ?? []).filter((n) => !declared.some((k) => k.name === n));
+    if (unknown.length > 0) throw new UsageError(`--kernels: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not a declared specialization (have: ${declared.map((k) => k.name).join(', ')})`);
+    for (const k of declared.filter((d) => !ctx.kernels || ctx.kernels.includes(d.name))) {
       const w = all[k.name];
       if (!w) throw new Error(`specialization ${k.name} has no workload in bench/specializations.bench.ts`);
       out.push(...await compare(k, w, ctx));

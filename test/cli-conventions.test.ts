@@ -227,6 +227,21 @@ describe('simt bench', () => {
     for (const bad of ['0', '1,,2', 'x', '1.5', '300']) expect(() => workerList({ workers: bad }), bad).toThrow(/--workers needs N or a list/);
   });
 
+  it('--kernels narrows the specializations suite to the named kernels, and only that suite', async () => {
+    const other = await cli(['bench', 'core', '--kernels', 'vecMax']);
+    expect(other.code).toBe(2);
+    expect(other.err[0]).toMatch(/--kernels applies to the specializations suite only/);
+    const unknown = await cli(['bench', 'specializations', '--quick', '--kernels', 'vecMax,petNope', '--quiet']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err[0]).toMatch(/--kernels: petNope is not a declared specialization \(have: vecMax, /);
+    const empty = await cli(['bench', 'specializations', '--kernels', 'vecMax,,vecMin']);
+    expect(empty.err[0]).toMatch(/--kernels needs NAME or a list NAME,NAME,…, got 'vecMax,,vecMin'/);
+    const one = await cli(['bench', 'specializations', '--quick', '--kernels', 'petCoinCount', '--workers', '2', '--json', '--quiet']);
+    expect(one.code, one.err.join('\n')).toBe(0);
+    const names = one.out.map((l) => (JSON.parse(l) as { name: string }).name);
+    expect(new Set(names)).toEqual(new Set(['petCoinCount/generic', 'petCoinCount/specialization']));
+  }, 300_000);
+
   it('node dist/bench/run.js (npm run bench) runs the same command and exits', () => {
     const r = spawnSync(process.execPath, [resolve('dist/bench/run.js'), '--list'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);

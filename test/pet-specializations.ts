@@ -254,6 +254,31 @@ function mergeRef(c: PetCase): Outputs {
   return outputs(c, { out });
 }
 
+/** petMergeLevels: block b does passes S … S·2^(levels−1) on its group; grid n2/G, as the job launches it. */
+function levelsCase(label: string, m: number, S: number, levels: number, block = 1, seed = m): PetCase {
+  const n2 = Math.max(nextPow2(m), 1024);
+  const group = S << levels;
+  return {
+    label: `${label}, n=${m}, S=${S}, ${levels} levels, block ${block}`, grid: Math.max(1, n2 / group), block,
+    args: { data: runsSorted(m, S, seed), out: new Uint32Array(4 * n2).fill(0xdeadbeef), sortedBlockSize: S, levels, n: m },
+  };
+}
+/** The per-pass launches' buffers: pass l stably merges the pairs of src that hold real records into dst, then they swap. */
+function levelsRef(c: PetCase): Outputs {
+  const bufs = [u32(c, 'data').slice(), u32(c, 'out').slice()];
+  const S = c.args.sortedBlockSize as number, levels = c.args.levels as number, n = c.args.n as number;
+  const groupEnd = Math.min(bufs[0]!.length / 4, (c.grid as number) * (S << levels));
+  for (let l = 0; l < levels; l++) {
+    const src = bufs[l & 1]!, dst = bufs[(l + 1) & 1]!, w = S << l;
+    for (let p = 0; p < n && p < groupEnd; p += 2 * w) {
+      const merged = src.slice(4 * p, 4 * (p + 2 * w));
+      stableSortRange(merged, 0, 2 * w);
+      dst.set(merged, 4 * p);
+    }
+  }
+  return outputs(c, { data: bufs[0]!, out: bufs[1]! });
+}
+
 // --- coincidences (petCoinNextIndex, petCoinSelect, petCoinCount, petCoinFill) --------------
 
 const WINDOW = 4000;
@@ -492,6 +517,16 @@ export const PET_INPUTS: Record<string, PetInputs> = {
     arbitrary: fc.tuple(fc.integer({ min: 1025, max: 9000 }), fc.integer({ min: 0, max: 1000 })).chain(([m, seed]) =>
       fc.constantFrom(...[1024, 2048, 4096, 8192].filter((S) => S < m)).map((S) => mergeCase(`fast-check, seed ${seed}`, m, S, seed))),
     reference: mergeRef,
+  },
+  petMergeLevels: {
+    cases: (_, big) => [levelsCase('no singles', 0, 256, 1), levelsCase('one single', 1, 256, 2), levelsCase('a group past the end', 300, 256, 1, 32), levelsCase('one level', 1025, 1024, 1), levelsCase('padding-only pairs skipped', 3000, 1024, 2), levelsCase('the job\'s low passes', 40_000, 1024, 5),
+      levelsCase('three levels from S = 2048', 9000, 2048, 3), levelsCase('block 256', 7000, 1024, 3, 256), levelsCase('a group past the end', 1500, 1024, 1, 64),
+      ...(big ? [levelsCase('the job\'s low passes', 100_000, 1024, 5)] : [])],
+    // Groups no larger than the padded length, as the job chooses them.
+    arbitrary: fc.tuple(fc.integer({ min: 1, max: 12_000 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom(256, 1024, 2048), fc.integer({ min: 1, max: 4 }), fc.constantFrom(1, 32, 256))
+      .filter(([m, , S, levels]) => S << levels <= Math.max(nextPow2(m), 1024))
+      .map(([m, seed, S, levels, block]) => levelsCase(`fast-check, seed ${seed}`, m, S, levels, block, seed)),
+    reference: levelsRef,
   },
   petCoinNextIndex: {
     cases: coinCases(nextIndexCase),

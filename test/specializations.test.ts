@@ -572,7 +572,7 @@ describe('the declared specializations', () => {
     }
     expect(specializations.map((k) => k.name).sort()).toEqual([
       'clusterChargeCut', 'countModules', 'findClus', 'petCoinCount', 'petCoinFill', 'petCoinNextIndex', 'petCoinSelect', 'petConvert',
-      'petMergeBlocks', 'petMergeRanks', 'petSortTiles', 'petSplitPairs', 'petSplitSingles', 'stsCountChannels', 'stsScatterAtomic',
+      'petMergeBlocks', 'petMergeLevels', 'petMergeRanks', 'petSortTiles', 'petSplitPairs', 'petSplitSingles', 'stsCountChannels', 'stsScatterAtomic',
       ...STS_SORT_SPECIALIZATIONS, 'vecMax', 'vecMin', 'vecSum',
     ].sort());
   });

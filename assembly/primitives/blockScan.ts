@@ -16,14 +16,10 @@
 // lanes above them). `tile` is shared memory of blockScanTileBytes(blockThreads) bytes;
 // register slots 13 and 14 (and 15, through the warp scan) are used.
 //
-// `active` < blockThreads models threads that returned before the scan (a divergent barrier,
-// undefined behaviour in CUDA): their values are never written to the tile, so the block
-// scan reads whatever the shared memory held. Correct kernels pass blockThreads.
-//
-// Fast path (free schedule, every thread active): one sequential pass over vals — the same
+// Fast path (free schedule): one sequential pass over vals — the same
 // u32 sums (wrapping addition is associative), in one legal schedule.
 
-import { beginPhase, threadAt, scheduleIsFree, reg, registers, blockThreads } from "../runtime";
+import { beginPhase, threadAt, scheduleIsFree, registers, blockThreads } from "../runtime";
 import { intraWarpScan, WARP_SIZE, warpScanTileBytes } from "./warpScan";
 
 export const REG_SCAN_WARP: i32 = 13;
@@ -40,9 +36,9 @@ export function blockScanTileBytes(threads: i32): i32 {
   return w > 4 * 96 ? w : 4 * 96;
 }
 
-function blockScan(vals: usize, out: usize, tile: usize, inclusive: bool, active: i32): u32 {
+function blockScan(vals: usize, out: usize, tile: usize, inclusive: bool): u32 {
   const nt = blockThreads;
-  if (active == nt && scheduleIsFree()) {
+  if (scheduleIsFree()) {
     let run: u32 = 0;
     if (inclusive) {
       for (let t = 0; t < nt; t++) { run += load<u32>(at(vals, t)); store<u32>(at(out, t), run); }
@@ -51,57 +47,52 @@ function blockScan(vals: usize, out: usize, tile: usize, inclusive: bool, active
     }
     return run;
   }
-  const fast = active == nt;
   const width = nt < WARP_SIZE ? pow2AtLeast(nt) : WARP_SIZE;
   const warps = (nt + WARP_SIZE - 1) / WARP_SIZE;
   const warpRes = registers(REG_SCAN_WARP);
   const top = registers(REG_SCAN_TOP);
-  intraWarpScan(tile, vals, warpRes, active, width, fast);
+  intraWarpScan(tile, vals, warpRes, nt, width);
   // __syncthreads(); the last lane of each warp publishes the warp's total.
   let n = beginPhase();
   for (let k = 0; k < n; k++) {
     const t = threadAt(k);
-    if (t >= active) continue;
     if ((t & (WARP_SIZE - 1)) == WARP_SIZE - 1 || t == nt - 1) {
       store<u32>(at(tile, t / WARP_SIZE), load<u32>(at(warpRes, t)) + load<u32>(at(vals, t)));
     }
   }
   // __syncthreads(); the first warp scans the totals: argument read, scan, store back.
   const lanes = nt < WARP_SIZE ? nt : WARP_SIZE;
-  const firstActive = active < lanes ? active : lanes;
   n = beginPhase();
   for (let k = 0; k < n; k++) {
     const t = threadAt(k);
-    if (t >= firstActive) continue;
+    if (t >= lanes) continue;
     store<u32>(at(top, t), load<u32>(at(tile, t)));
   }
-  intraWarpScan(tile, top, top, firstActive, pow2AtLeast(warps), fast);
+  intraWarpScan(tile, top, top, lanes, pow2AtLeast(warps));
   n = beginPhase();
   for (let k = 0; k < n; k++) {
     const t = threadAt(k);
-    if (t >= firstActive) continue;
+    if (t >= lanes) continue;
     store<u32>(at(tile, t), load<u32>(at(top, t)));
   }
   // __syncthreads(); every thread combines.
   n = beginPhase();
   for (let k = 0; k < n; k++) {
     const t = threadAt(k);
-    if (t >= active) continue;
     const excl = load<u32>(at(warpRes, t)) + load<u32>(at(tile, t / WARP_SIZE));
     store<u32>(at(out, t), inclusive ? excl + load<u32>(at(vals, t)) : excl);
   }
-  // The total as the last active thread sees it (its inclusive prefix).
-  const last = active - 1;
-  if (last < 0) return 0;
+  // The total as the last thread sees it (its inclusive prefix).
+  const last = nt - 1;
   return inclusive ? load<u32>(at(out, last)) : load<u32>(at(out, last)) + load<u32>(at(vals, last));
 }
 
 /** out[t] = vals[0] + … + vals[t]; returns the block total. */
-export function blockScanInclusive(vals: usize, out: usize, tile: usize, active: i32 = -1): u32 {
-  return blockScan(vals, out, tile, true, active < 0 ? blockThreads : active);
+export function blockScanInclusive(vals: usize, out: usize, tile: usize): u32 {
+  return blockScan(vals, out, tile, true);
 }
 
 /** out[t] = vals[0] + … + vals[t-1]; returns the block total. */
-export function blockScanExclusive(vals: usize, out: usize, tile: usize, active: i32 = -1): u32 {
-  return blockScan(vals, out, tile, false, active < 0 ? blockThreads : active);
+export function blockScanExclusive(vals: usize, out: usize, tile: usize): u32 {
+  return blockScan(vals, out, tile, false);
 }

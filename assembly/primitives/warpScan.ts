@@ -8,16 +8,13 @@
 // (so reads below the segment see 0) then the W running sums.
 //
 // In a phase loop a per-thread value lives in an array: `vals` (u32 per linear thread index),
-// `out` receives the exclusive prefix of each thread inside its width-lane segment. Threads
-// t >= `active` do not take part (they have exited, as in a divergent CUDA kernel): their
-// cells of `tile` are not written, exactly as on a GPU.
+// `out` receives the exclusive prefix of each thread inside its width-lane segment, for the
+// threads t < `active` (the block scan's second scan runs on its first warp only).
 //
 // `intraWarpScan` puts a __syncwarp between the read and the write of each step (each step is
 // two phases), which is what the seed's `volatile` lock-step silently relies on; it is correct
-// under every schedule. `intraWarpScanUnsyncedSteps` is the seed as written: each step is one
-// phase in which a thread reads its neighbour's cell and writes its own, so its result depends
-// on the order in which the threads of a step run (the hazard on GPUs with independent thread
-// scheduling). It is kept for the race tools (kernel `intraWarpScanUnsynced`).
+// under every schedule. (The seed as written, without it, is kernels/primitives/blockScan.ts's
+// intraWarpScanUnsynced, compiled, for the race tools.)
 //
 // Register slot 15 is used as the step temporary; `tile` needs 4·(2·active + 32) bytes.
 
@@ -39,11 +36,9 @@ export function warpScanTileBytes(threads: i32): i32 { return 4 * (2 * threads +
 /**
  * Exclusive scan of vals[t] inside segments of `width` lanes (a power of two ≤ 32), for threads
  * t < active: out[t] = Σ vals[s] for s in t's segment, s < t. Correct under any schedule.
- * `allowFast` false forces the phase-by-phase emulation even on the free schedule (the
- * divergent kernels use it so that exited threads' unwritten cells are really read).
  */
-export function intraWarpScan(tile: usize, vals: usize, out: usize, active: i32, width: i32, allowFast: bool = true): void {
-  if (allowFast && scheduleIsFree()) {
+export function intraWarpScan(tile: usize, vals: usize, out: usize, active: i32, width: i32): void {
+  if (scheduleIsFree()) {
     // A legal schedule of the same computation: each segment scanned in lane order.
     let run: u32 = 0;
     for (let t = 0; t < active; t++) {
@@ -75,38 +70,6 @@ export function intraWarpScan(tile: usize, vals: usize, out: usize, active: i32,
       if (t >= active) continue;
       const p = at(tile, warpTileIndex(t, width));
       store<u32>(p, load<u32>(p) + load<u32>(reg<u32>(REG_WARP_TMP, t)));
-    }
-  }
-  n = beginPhase();
-  for (let k = 0; k < n; k++) {
-    const t = threadAt(k);
-    if (t >= active) continue;
-    store<u32>(at(out, t), load<u32>(at(tile, warpTileIndex(t, width))) - load<u32>(at(vals, t)));
-  }
-}
-
-/**
- * The seed's intraWarpScan exactly as written (no __syncwarp): each Hillis–Steele step is one
- * phase where thread t does `tile[i] += tile[i - d]`. Right only when every thread reads
- * before its lower neighbour writes (lock-step); any other order gives wrong sums. No fast
- * path: the race tools want the threads' order to matter.
- */
-export function intraWarpScanUnsyncedSteps(tile: usize, vals: usize, out: usize, active: i32, width: i32): void {
-  let n = beginPhase();
-  for (let k = 0; k < n; k++) {
-    const t = threadAt(k);
-    if (t >= active) continue;
-    const idx = warpTileIndex(t, width);
-    store<u32>(at(tile, idx - width), 0);
-    store<u32>(at(tile, idx), load<u32>(at(vals, t)));
-  }
-  for (let d = 1; d < width; d <<= 1) {
-    n = beginPhase();
-    for (let k = 0; k < n; k++) {
-      const t = threadAt(k);
-      if (t >= active) continue;
-      const p = at(tile, warpTileIndex(t, width));
-      store<u32>(p, load<u32>(p) + load<u32>(p - (<usize>d << 2)));
     }
   }
   n = beginPhase();

@@ -63,7 +63,9 @@
 // - runMergeSortKernel: the 1024-element tile in shared memory, for width 1, 2, …, 512 every
 //   element moves to (its index in its run + its rank in the other run of the pair).
 // - merge pairs starting at ≥ n hold padding only and are skipped (the seed's copyPaddedElements).
-// The hand-written phase loops (assembly/kernels/pet/sort.ts) are declared specializations.
+// petMergeLevels (simt's own, no kernel in the seed) fuses several passes on one group for
+// the host's wasm path. The hand-written phase loops (assembly/kernels/pet/sort.ts) are
+// declared specializations.
 import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __shared__, __extern_shared__ } from "simt/kernel";
 
 /** runMergeSortKernel's tile: THREADS_MERGESORT × ELEMS_MERGESORT = 512 × 2 elements. */
@@ -181,5 +183,38 @@ export function petMergeBlocks(data: u32[], out: u32[], ranksEven: u32[], ranksO
   if (threadIdx.x < numElementsOdd) {
     const rankEven = binarySearchExclusive(tileEven, timeOf(tileOdd, threadIdx.x), 0, numElementsEven - 1, 1) + indexStartEven;
     copySingle(out, offsetOdd + rankEven, tileOdd, threadIdx.x);
+  }
+}
+
+/**
+ * Several merge passes on one group (simt's own: the host fuses the low passes on wasm). Block b
+ * owns the group [G·b, G·b + G), G = sortedBlockSize·2^levels, and does the passes S, 2S, …,
+ * S·2^(levels−1) on it as petSortTiles does in its tile — every element moves to its index in
+ * its run plus its rank in the other run — ping-ponging between data and out exactly as the
+ * per-pass launches do, so both buffers end up as after the seed's passes (a stable merge has
+ * one result). Pairs starting at ≥ n hold padding only and are skipped, as by petMergeBlocks.
+ */
+export function petMergeLevels(data: u32[], out: u32[], sortedBlockSize: i32, levels: i32, n: i32): void {
+  const group = sortedBlockSize << levels;
+  const groupStart = blockIdx.x * group;
+  if (groupStart >= n) return;
+  for (let level = 0; level < levels; level++) {
+    if ((level & 1) == 0) mergePass(data, out, groupStart, group, sortedBlockSize << level, n);
+    else mergePass(out, data, groupStart, group, sortedBlockSize << level, n);
+    __syncthreads();
+  }
+}
+
+/** One pass of width `width` over the group: src's sorted runs, pairwise merged into dst. */
+function mergePass(src: u32[], dst: u32[], groupStart: i32, group: i32, width: i32, n: i32): void {
+  for (let e = threadIdx.x; e < group; e += blockDim.x) {
+    const run = e / width;
+    const pairBase = groupStart + (run & ~1) * width;
+    if (pairBase >= n) break;                      // this and every later pair: padding only
+    const key = timeOf(src, groupStart + e);
+    let rank: i32;
+    if ((run & 1) == 0) rank = binarySearchInclusive(src, key, pairBase + width, pairBase + 2 * width - 1, 1) - (pairBase + width);
+    else rank = binarySearchExclusive(src, key, pairBase, pairBase + width - 1, 1) - pairBase;
+    copySingle(dst, pairBase + (e - run * width) + rank, src, groupStart + e);
   }
 }

@@ -1,6 +1,6 @@
 // Host declarations of the hand-written pet kernels (assembly/kernels/pet/, seed 001), each a
-// declared specialization of its generic kernel in kernels/pet/ (all but petMergeLevels and
-// fillDataDivergent; the read-back's petSplitSingles and petSplitPairs, simt's own). Singles are
+// declared specialization of its generic kernel in kernels/pet/ (the read-back's petSplitSingles
+// and petSplitPairs and the fused petMergeLevels are simt's own, with no seed kernel). Singles are
 // SinglesStruct records of 16 bytes ({u32 crystal, f32 energy, f64 time}) held in u32[]
 // arrays of 4 words per single; pairs are 32-byte CoinStruct records (8 words).
 import { defineKernel } from '../kernel.js';
@@ -47,12 +47,12 @@ export const petMergeBlocks = defineKernel('petMergeBlocks', {
   data: 'u32[]', out: 'u32[]', ranksEven: 'u32[]', ranksOdd: 'u32[]', sortedBlockSize: 'i32', n: 'i32',
 }, { specializes: { generic: 'petMergeBlocks' } });
 /**
- * Free-schedule only (wasm): `levels` merge passes S, 2S, … in one launch, one block per group
- * of S·2^levels singles (whole-run merges in cache); same bytes in both buffers as the passes.
+ * `levels` merge passes S, 2S, … in one launch, one block per group of S·2^levels singles
+ * (whole-run merges in cache: the host's wasm path); same bytes in both buffers as the passes.
  */
 export const petMergeLevels = defineKernel('petMergeLevels', {
   data: 'u32[]', out: 'u32[]', sortedBlockSize: 'i32', levels: 'i32', n: 'i32',
-});
+}, { specializes: { generic: 'petMergeLevels' } });
 /** CoinTimeKernel: block 256 × elems singles. */
 export const petCoinNextIndex = defineKernel('petCoinNextIndex', { data: 'u32[]', nextIndex: 'i32[]', n: 'i32', window: 'f64', elems: 'i32' }, { specializes: { generic: 'petCoinNextIndex' } });
 /** SelectKernel: block 256 × elems singles. */
@@ -61,10 +61,6 @@ export const petCoinSelect = defineKernel('petCoinSelect', { data: 'u32[]', next
 export const petCoinCount = defineKernel('petCoinCount', {
   nextIndex: 'i32[]', n: 'i32', scanId: 'u32[]', globalLen: 'u32[]', newLength: 'u32[]', elems: 'i32',
 }, { specializes: { generic: 'petCoinCount' } });
-/** The seed's FillDataKernel with its divergent barrier (race tools only). */
-export const fillDataDivergent = defineKernel('fillDataDivergent', {
-  nextIndex: 'i32[]', n: 'i32', scanId: 'u32[]', globalLen: 'u32[]', newLength: 'u32[]', elems: 'i32',
-});
 /** CorrectPosKernel with block offsets from a device scan of globalLen. */
 export const petCoinFill = defineKernel('petCoinFill', {
   data: 'u32[]', pairs: 'u32[]', pairFirst: 'u32[]', nextIndex: 'i32[]', n: 'i32', scanId: 'u32[]', blockOffsets: 'u32[]', elems: 'i32',

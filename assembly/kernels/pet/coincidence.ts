@@ -22,12 +22,11 @@
 // - CorrectPosKernel sums globalLen[0..blockIdx) in every thread (quadratic in the number of
 //   blocks); we run the device-wide exclusive scan over globalLen instead (blockOffsets).
 // - FillDataKernel lets threads past the end `return` before __syncthreads (a divergent
-//   barrier): petCoinCount keeps them in the block with a zero count. The seed's version is
-//   kept as fillDataDivergent for the race tools: the exited threads never write their
-//   cells of the scan tile, so the scan reads whatever the shared memory held.
+//   barrier): petCoinCount keeps them in the block with a zero count. The seed's version, for
+//   the race tools, is the race corpus's petFillData (kernels/race/seeds.ts).
 
 import { blockIdx, blockDim, beginPhase, threadAt, scheduleIsFree, sharedMem, registers, atomicAdd } from "../../runtime";
-import { blockScanExclusive, blockScanInclusive } from "../../primitives/blockScan";
+import { blockScanExclusive } from "../../primitives/blockScan";
 import { singleAt, timeOf, crystalOf, copySingle } from "./singles";
 
 // @ts-ignore: decorator
@@ -159,42 +158,6 @@ export function petCoinCount(nextIndex: usize, n: i32, scanId: usize, globalLen:
       store<u32>(at(globalLen, blockIdx.x), total);
     }
     store<u32>(at(scanId, firstThread + t), load<u32>(at(scan, t)));
-  }
-}
-
-/**
- * The seed's FillDataKernel as written: threads whose first element is past the end return
- * before the __syncthreads and the block scan (divergent barrier). Its scan and globalLen are
- * then only right when the shared tile happens to hold zeros where the exited threads would
- * have written. Kept for the race tools; not used by the pipeline.
- */
-export function fillDataDivergent(nextIndex: usize, n: i32, scanId: usize, globalLen: usize, newLength: usize, elems: i32): void {
-  const nt = blockDim.x;
-  const local = registers(REG_LOCAL);
-  const scan = registers(REG_SCAN);
-  const firstThread = blockIdx.x * nt;
-  // Threads t >= active have returned.
-  let active = 0;
-  while (active < nt && (firstThread + active) * elems < n) active++;
-  let m = beginPhase();
-  for (let k = 0; k < m; k++) {
-    const t = threadAt(k);
-    if (t >= active) continue;
-    const first = (firstThread + t) * elems;
-    store<u32>(at(local, t), countStarts(nextIndex, first, min(n, first + elems)));
-  }
-  blockScanInclusive(local, scan, sharedMem(), active);
-  m = beginPhase();
-  for (let k = 0; k < m; k++) {
-    const t = threadAt(k);
-    if (t >= active) continue;
-    const first = (firstThread + t) * elems;
-    const scan1 = load<u32>(at(scan, t));
-    if (t == nt - 1 || min(n, first + elems) == n) {
-      atomicAdd<u32>(newLength, scan1);
-      store<u32>(at(globalLen, blockIdx.x), scan1);
-    }
-    store<u32>(at(scanId, firstThread + t), scan1 - load<u32>(at(local, t)));
   }
 }
 

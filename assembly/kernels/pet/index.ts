@@ -3,4 +3,4 @@
 export { petConvert } from "./convert";
 export { petSplitSingles, petSplitPairs } from "./singles";
 export { petSortTiles, petMergeRanks, petMergeBlocks, petMergeLevels } from "./sort";
-export { petCoinNextIndex, petCoinSelect, petCoinCount, fillDataDivergent, petCoinFill } from "./coincidence";
+export { petCoinNextIndex, petCoinSelect, petCoinCount, petCoinFill } from "./coincidence";

@@ -447,8 +447,10 @@ export function petMergeBlocks(data: usize, out: usize, ranksEven: usize, ranksO
 }
 
 /**
- * Several merge passes of one group at once (free schedule only; the host uses it on `wasm`
- * for the low passes). Block b owns the group [G·b, G·b + G), G = S·2^levels, and does the
+ * Several merge passes of one group at once (the host uses it on `wasm` for the low passes;
+ * the specialization of kernels/pet/sort.ts's petMergeLevels). The block's whole work is one
+ * sequential call, with no thread of its own and nothing shared between blocks, so every
+ * schedule gives the same bytes and it needs no phase loops. Block b owns the group [G·b, G·b + G), G = S·2^levels, and does the
  * passes S, 2S, …, S·2^(levels−1) of the seed on it: whole-run stable merges (mergeRuns),
  * ping-ponging between `data` and `out` exactly as the per-pass launches do. A stable merge
  * of two sorted runs has one result, so both buffers end up holding the same bytes as after
@@ -456,7 +458,6 @@ export function petMergeBlocks(data: usize, out: usize, ranksEven: usize, ranksO
  * passes. Padding-only pairs (start ≥ n) are skipped, as by petMergeBlocks.
  */
 export function petMergeLevels(data: usize, out: usize, S: i32, levels: i32, n: i32): void {
-  if (!scheduleIsFree()) unreachable();
   const g0 = blockIdx.x * (S << levels);
   if (g0 >= n) return;
   let src = data, dst = out;

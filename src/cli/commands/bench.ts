@@ -16,13 +16,23 @@ export function workerList(o: Record<string, string | true>): number[] | undefin
   return counts;
 }
 
+/** `--kernels a,b`: names, none empty. */
+function kernelList(o: Record<string, string | true>): { kernels?: string[] } {
+  const v = stringOption(o, 'kernels');
+  if (v === undefined) return {};
+  const names = v.split(',').map((x) => x.trim());
+  if (names.some((x) => x === '')) throw new UsageError(`${flagName(o, 'kernels')} needs NAME or a list NAME,NAME,…, got '${v}'`);
+  return { kernels: names };
+}
+
 export const bench: Command = {
   name: 'bench',
   summary: 'run the benchmarks (vecMax, countModules, launch latency, …) against JS and native C baselines',
-  usage: 'simt bench [suite] [--quick] [--workers N[,N…]] [--json] [--quiet] | simt bench --list',
+  usage: 'simt bench [suite] [--quick] [--workers N[,N…]] [--kernels NAME[,NAME…]] [--json] [--quiet] | simt bench --list',
   options: [
     { name: 'quick', description: 'smaller sizes and fewer runs (a smoke run; the suite headers name the sizes)' },
     { name: 'workers', value: 'N[,N…]', default: 'all cores', description: 'simt workers and native C threads; a list runs one pass per count (a scaling curve)' },
+    { name: 'kernels', value: 'NAME[,NAME…]', description: 'the specializations suite: measure only these kernels' },
     { name: 'list', description: 'list the suites' },
     opt.json('JSON Lines: one record per line, { suite, quick, name, impl, size, ms, msMin, msMax, samples, workers, gbps?, elementsPerSec, … }'),
     opt.quiet(),
@@ -39,9 +49,12 @@ export const bench: Command = {
       return 0;
     }
     if (args.positionals.length > 1) throw new UsageError(`one suite at a time, got ${args.positionals.join(' ')}`);
+    if (args.options.kernels !== undefined && args.positionals[0] !== 'specializations') {
+      throw new UsageError(`${flagName(args.options, 'kernels')} applies to the specializations suite only: simt bench specializations --kernels NAME[,NAME…]`);
+    }
     return runBenchmarks({
       only: args.positionals[0], json: !!args.options.json, quick: !!args.options.quick, workers: workerList(args.options),
-      quiet: !!args.options.quiet, statusLine: !!process.stderr.isTTY,
+      quiet: !!args.options.quiet, statusLine: !!process.stderr.isTTY, ...kernelList(args.options),
     }, io);
   },
 };
