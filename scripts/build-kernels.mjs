@@ -4,7 +4,7 @@
 //
 // It runs simt's compiler from dist/ (after `tsc`), exactly as `simt build` would; the compiler's
 // disk cache (node_modules/.cache/simt) makes an unchanged rebuild instant.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -33,4 +33,10 @@ try {
   throw e;
 }
 await writeModuleFiles(module, join(root, 'build'), 'simt');
+// simt's own module must carry its race screen (writeModuleFiles leaves out one that does not
+// build, and the race tools would then fall back to the fine-grained detector alone, slowly).
+if (!existsSync(join(root, 'build', 'simt.simt.screen.wasm'))) {
+  console.error('simt.simt.screen.wasm: the race screen form of simt\'s own kernels did not build (assembly/runtime/checked.ts)');
+  process.exit(1);
+}
 console.log(`simt.simt.wasm: ${module.meta.kernels.length} kernels from ${paths.length} sources in ${Math.round(performance.now() - t0)} ms`);

@@ -332,11 +332,19 @@ export class Device implements GpuDevice {
    * (before anything runs), a trap (KernelError), a timeout or an abort.
    */
   launch<P extends Record<string, ParamSpec>>(kernel: Kernel<P>, config: LaunchConfig, ...rest: LaunchArgsParam<P>): Promise<LaunchStats> {
-    const args: KernelArgs = rest[0] ?? [];
+    return this.launchWith(kernel, config, rest[0] ?? [], {});
+  }
+
+  /**
+   * @internal A launch as simt's own tools make it: `seeded` runs it in the serial backend's
+   * seeded order (one worker claims every block), `screenState` tells a race-screen form where
+   * its state block is (src/race/screen.ts).
+   */
+  launchWith(kernel: Kernel, config: LaunchConfig, args: KernelArgs, internal: InternalLaunch): Promise<LaunchStats> {
     let prepared: PreparedLaunch;
     try {
       this.checkAlive();
-      prepared = this.prepare(kernel, config, args);
+      prepared = { ...this.prepare(kernel, config, args), seeded: internal.seeded ?? this.backend === 'serial', screenState: internal.screenState ?? 0 };
     } catch (e) {
       return Promise.reject(e);
     }
@@ -355,7 +363,7 @@ export class Device implements GpuDevice {
     return run;
   }
 
-  private prepare(kernel: Kernel, config: LaunchConfig, args: KernelArgs): PreparedLaunch {
+  private prepare(kernel: Kernel, config: LaunchConfig, args: KernelArgs): Omit<PreparedLaunch, 'seeded' | 'screenState'> {
     if (!kernel || typeof kernel.name !== 'string' || !Array.isArray(kernel.params)) {
       throw new KernelArgumentError(String((kernel as Kernel | undefined)?.name), '(kernel)', 'not a kernel declared with defineKernel');
     }
@@ -445,7 +453,7 @@ export class Device implements GpuDevice {
       const t0 = performance.now();
       const i32 = this.i32;
       const dv = this.dv;
-      const seeded = this.backend === 'serial';
+      const seeded = l.seeded;
       const chunk = chunkSize(l.blocks, l.workers, seeded);
       this.pool.publish(Math.ceil(l.blocks / chunk), () => {
         for (let a = 0; a < l.values.length; a++) {
@@ -468,6 +476,7 @@ export class Device implements GpuDevice {
         i32[CTL.SEED_LO] = lo | 0; i32[CTL.SEED_HI] = hi | 0;
         i32[CTL.CHUNK_BLOCKS] = chunk;
         i32[CTL.ACTIVE_WORKERS] = l.workers;
+        i32[CTL.SCREEN_STATE] = l.screenState;
         dv.setFloat64(CTL.TOTAL_BLOCKS_BYTE, l.blocks, true);
       });
       const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal);
@@ -551,7 +560,14 @@ interface Marshalled { tag: number; value: number | bigint }
 interface PreparedLaunch {
   kernel: Kernel; index: number; grid: Dim3; block: Dim3; blocks: number; sharedBytes: number; workers: number;
   timeoutMs: number; seed: number; values: Marshalled[]; signal: AbortSignal | undefined;
+  /** Blocks in a seeded order, threads in seeded phase orders (the serial backend's launches). */
+  seeded: boolean;
+  /** A race-screen launch's state block (CTL.SCREEN_STATE); 0 for every other launch. */
+  screenState: number;
 }
+
+/** See Device.launchWith. */
+export interface InternalLaunch { seeded?: boolean; screenState?: number }
 
 /**
  * Blocks claimed per compare-exchange: enough to make claiming cheap (≤ 256), few enough to balance the

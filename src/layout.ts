@@ -72,6 +72,11 @@ export const CTL = {
   ACTIVE_WORKERS: 8 * LINE + 13,
   NARGS: 8 * LINE + 14,
   TOTAL_CHUNKS: 8 * LINE + 18,
+  /**
+   * A race-screen launch: the byte address of its state block (src/race/screen.ts), read by the
+   * screen form's __launch (assembly/runtime/checked.ts, SCREEN_STATE_BYTE); 0 otherwise.
+   */
+  SCREEN_STATE: 8 * LINE + 19,
   /** f64 slot: total blocks of the launch (≤ 2⁵³). */
   TOTAL_BLOCKS_BYTE: (8 * LINE + 16) * 4,
   /** Argument slots: 8 bytes each, MAX_ARGS of them. */

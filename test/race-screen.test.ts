@@ -208,6 +208,45 @@ describe('the race screen on a user module', () => {
     expect(Array.from(screened.outputs.total as ArrayLike<number>)).toEqual([x.reduce((a, v) => a + v, 0)]);
   });
 
+  it('runs on the worker pool: the host thread stays free while a launch runs', async () => {
+    const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
+    const n = 1_000_000;
+    const x = new Int32Array(n).fill(1);
+    const job = defineJob({ name: 'count-big', module: mod, buffers: { x: ['i32', x], total: ['i32', 1] }, launches: [{ kernel: 'count', grid: 64, block: 256, args: ['x', 'total', n] }] });
+    let ticks = 0;
+    const timer = setInterval(() => { ticks++; }, 2);
+    const t0 = performance.now();
+    const run = await session.screenRun(job, job.inputs());
+    const ms = performance.now() - t0;
+    clearInterval(timer);
+    expect(session.lastScreen).toEqual({ clean: true });
+    expect(Array.from(run!.outputs.total as ArrayLike<number>)).toEqual([n]);
+    expect(run!.steps).toBe(2 * n);                          // each thread's load of x[i] and its atomicAdd
+    // One launch of 6M recorded accesses takes tens of ms at least; the timer ran meanwhile.
+    expect(ticks, `${ms.toFixed(0)} ms`).toBeGreaterThanOrEqual(Math.min(5, Math.floor(ms / 20)));
+  });
+
+  it('a job\'s host code between launches sees each launch\'s results (reads wait for the pool), and every launch is screened', async () => {
+    const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
+    const seen: number[] = [];
+    const job = defineJob({
+      name: 'count-twice', module: mod, buffers: { x: ['i32', [1, 2, 3, 4, 5]], total: ['i32', 1] },
+      async run(ctx) {
+        ctx.launch('count', { grid: 1, block: 32 }, ['x', 'total', 5]);
+        seen.push((await ctx.buffers.total!.read())[0] as number);
+        ctx.launch('count', { grid: 2, block: 32 }, ['x', 'total', 5]);
+        ctx.launch('bytes', { grid: 1, block: 64 }, [await ctx.buffer('out', 'u8', 8), 8, 1]);   // a race: the job is not clean
+        return { total: ctx.buffers.total! };
+      },
+    });
+    seen.length = 0;
+    const run = await session.screenRun(job, job.inputs(), { all: true });
+    expect(seen).toEqual([15]);
+    expect(Array.from(run!.outputs.total as ArrayLike<number>)).toEqual([30]);
+    expect(session.lastScreen).toEqual({ clean: false, why: 'conflict' });
+    expect(run!.steps).toBe(2 * 5 + 2 * 5 + 8 + 7);          // count: a load and an atomic per element, twice; bytes: 8 stores, 7 reads
+  });
+
   it('a module without a screen form (built before it) runs the detector alone, with the same findings', async () => {
     const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
     expect(await buildScreen(mod)).toBeInstanceOf(Uint8Array);

@@ -21,11 +21,19 @@
 // Shared memory is reused by the next block on the worker, so a shared word's record of another
 // block is stale.
 //
-// Layout (set by the host, __screenSetup): a page directory (one i32 per 4 KiB of device
-// memory: 0, or 1 + the index of its shadow page) and an arena of shadow pages (1024 words ×
-// 8 i32 = 32 KiB each), both in device memory. A full arena is a finding ("overflow").
+// Layout (set by the host in a state block, src/race/screen.ts): a page directory (one i32 per
+// 4 KiB of device memory: 0, or 1 + the index of its shadow page) and an arena of shadow pages
+// (1024 words × 8 i32 = 32 KiB each), both in device memory. A full arena is a finding
+// ("overflow").
+//
+// The screen runs on the device's worker pool, one worker taking every block (a reproducible
+// order), as a launch of this module: the worker's instance reads the launch's state block's
+// address from the launch description (SCREEN_STATE_BYTE, src/layout.ts) at __launch, takes
+// the setup from it, and writes what it finds back to it as it goes; the host reads the
+// findings there after the launch.
 
 import { blockLinear } from "./dims";
+import { __launch as launchBlocks } from "./launch";
 import { sharedMem } from "./scratch";
 import { __exited } from "./compiled";
 import * as c from "./compiled";
@@ -47,6 +55,14 @@ const EPOCH_MASK: i32 = (1 << MASK_SHIFT) - 1;
 /** A record's first word: block + 1; -(block + 1) for a merged record of several threads of one block; this for several blocks. */
 const MULTI_BLOCK: i32 = i32.MIN_VALUE;
 
+/** The launch description's word with the state block's address (src/layout.ts, CTL.SCREEN_STATE). */
+const SCREEN_STATE_BYTE: usize = (8 * 32 + 19) * 4;
+// The state block (src/race/screen.ts, STATE): the setup, then the findings.
+const S_DIR: usize = 0, S_DIR_PAGES: usize = 4, S_ARENA: usize = 8, S_ARENA_PAGES: usize = 12, S_SHARED: usize = 16;
+const S_BUDGET: usize = 24, S_CONFLICTS: usize = 36, S_OVERFLOW: usize = 40;
+const S_DIVERGENCE: usize = 44, S_ACCESSES: usize = 48;
+
+let state: usize = 0;
 let dirBase: usize = 0;
 let dirPages: u32 = 0;
 let arenaBase: usize = 0;
@@ -54,34 +70,33 @@ let arenaPages: i32 = 0;
 let arenaUsed: i32 = 0;
 let sharedLimit: u32 = 0;
 let maxAccesses: i64 = 0;
-
-/** What the launch found (read back by the host). */
-let conflicts: i32 = 0;
-let overflow: i32 = 0;
-let divergence: i32 = 0;
 let accesses: i64 = 0;
 
 /** The block whose epoch is counted, and its __syncthreads count. */
 let epochBlock: i64 = -1;
 let epoch: i32 = 0;
 
-export function __screenSetup(dir: usize, pages: u32, arena: usize, arenaPageCount: i32, sharedBytes: u32, budget: f64): void {
-  dirBase = dir; dirPages = pages; arenaBase = arena; arenaPages = arenaPageCount; sharedLimit = sharedBytes;
-  maxAccesses = <i64>budget;
-}
-
-/** Forgets every record (a new launch: launches are ordered) and the findings. */
-export function __screenReset(): void {
+/** The worker's hook before a launch's blocks: the block form's, then the launch's screen state. */
+export function __launch(gx: i32, gy: i32, gz: i32, bx: i32, by: i32, bz: i32,
+                         sharedBytes: i32, seeded: i32, seedLo: u32, seedHi: u32): void {
+  launchBlocks(gx, gy, gz, bx, by, bz, sharedBytes, seeded, seedLo, seedHi);
+  state = <usize>load<u32>(SCREEN_STATE_BYTE);
+  dirBase = <usize>load<u32>(state, S_DIR); dirPages = load<u32>(state, S_DIR_PAGES);
+  arenaBase = <usize>load<u32>(state, S_ARENA); arenaPages = load<i32>(state, S_ARENA_PAGES);
+  sharedLimit = load<u32>(state, S_SHARED); maxAccesses = <i64>load<f64>(state, S_BUDGET);
+  // A new launch forgets every record (launches are ordered): the directory is shared by the
+  // launches of a job, each with a state block of its own.
   memory.fill(dirBase, 0, <usize>dirPages << 2);
-  arenaUsed = 0;
-  conflicts = 0; overflow = 0; divergence = 0; accesses = 0;
+  arenaUsed = 0; accesses = 0;
   epochBlock = -1; epoch = 0;
 }
 
-export function __screenConflicts(): i32 { return conflicts; }
-export function __screenOverflow(): i32 { return overflow; }
-export function __screenDivergence(): i32 { return divergence; }
-export function __screenAccesses(): f64 { return <f64>accesses; }
+/** The accesses recorded so far, for the host (after each block or chunk of blocks: the kernels' entries call it). */
+export function __screenFlush(): void { store<i64>(state + S_ACCESSES, accesses); }
+
+/** A finding, written to the state block at once (the host reads it there after the launch). */
+// @ts-ignore: decorator
+@inline function found(at: usize, value: i32): void { store<i32>(state + at, value); }
 
 // @ts-ignore: decorator
 @inline function curEpoch(): i32 {
@@ -99,17 +114,17 @@ export function __screenBarrier(exitSlot: i32, threads: i32, block: i32): void {
   curEpoch();
   if (block) epoch = (epoch + 1) & EPOCH_MASK;
   if (exitSlot >= 0) {
-    for (let t = 0; t < threads; t++) if (__exited(exitSlot, t)) { divergence = 1; break; }
+    for (let t = 0; t < threads; t++) if (__exited(exitSlot, t)) { found(S_DIVERGENCE, 1); break; }
   }
 }
 
 function shadowPage(word: u32): usize {
   const page = word >> (PAGE_BITS - 2);
-  if (page >= dirPages) { overflow = 1; return 0; }
+  if (page >= dirPages) { found(S_OVERFLOW, 1); return 0; }
   const slot = dirBase + (<usize>page << 2);
   let p = load<i32>(slot);
   if (p == 0) {
-    if (arenaUsed >= arenaPages) { overflow = 1; return 0; }
+    if (arenaUsed >= arenaPages) { found(S_OVERFLOW, 1); return 0; }
     p = ++arenaUsed;
     memory.fill(arenaBase + <usize>(p - 1) * <usize>SHADOW_PAGE_BYTES, 0, <usize>SHADOW_PAGE_BYTES);
     store<i32>(slot, p);
@@ -171,7 +186,7 @@ function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool): void 
   let race = !quiet(wb, wt, cb, ct);
   if (kind != ATOMIC && !quiet(ab, at_, cb, ct)) race = true;
   if (kind != READ && (!quiet(r1b, r1t, cb, ct) || !quiet(r2b, r2t, cb, ct))) race = true;
-  if (race) conflicts++;
+  if (race) found(S_CONFLICTS, load<i32>(state, S_CONFLICTS) + 1);
   const m = maskOf(ct);
   if (kind == READ) {
     // The detector's policy where the kept reads are of these very bytes; a merge otherwise.
@@ -196,7 +211,7 @@ function accessWord(word: u32, kind: i32, cb: i32, ct: i32, shared: bool): void 
 
 /** Records one access of `size` bytes at `addr` by thread `t` of the running block. */
 function screen(addr: usize, size: i32, kind: i32, t: i32): void {
-  if (++accesses > maxAccesses) { overflow = 2; unreachable(); }
+  if (++accesses > maxAccesses) { __screenFlush(); found(S_OVERFLOW, 2); unreachable(); }
   const cb = <i32>blockLinear + 1;
   const te = (t << THREAD_SHIFT) | curEpoch();
   const s = sharedMem();

@@ -105,20 +105,18 @@ export class RaceSession {
     this.runner.clearBuffers();
     let dirty: string | undefined;
     let steps = 0;
+    // Screen launches run on the worker pool in issue order while the job's host code goes on
+    // (its reads of device memory wait for them); each resolves with its verdict.
+    const verdicts: Promise<void>[] = [];
     const ctx: JobContext = {
       device: this.device,
       buffer: (name, dtype, data) => this.jobBuffer(job as RaceJob<unknown>, name, dtype, data),
       launch: (l) => {
         if (dirty && !o.all) return;
-        let v;
-        try {
-          v = this.screen.run(l, maxSteps, o.seed);
-        } catch {
-          dirty = 'error'; // the detector's run gives the error its proper form
-          return;
-        }
-        steps += v.accesses;
-        if (!v.clean) dirty ??= v.why ?? 'finding';
+        verdicts.push(this.screen.launch(l, maxSteps, o.seed).then((v) => {
+          steps += v.accesses;
+          if (!v.clean) dirty ??= v.why ?? 'finding';
+        }));
       },
     };
     let outputs: Outputs;
@@ -128,6 +126,8 @@ export class RaceSession {
       dirty ??= 'error';
       outputs = {};
     }
+    await Promise.all(verdicts);
+    this.screen.settle();
     this.lastScreen = dirty ? { clean: false, why: dirty } : { clean: true };
     const run = { outputs, decisions: [], reports: [], steps, switches: 0 };
     if (o.all) return dirty === 'error' || dirty === 'no-screen' ? undefined : run;

@@ -1,8 +1,9 @@
 // The race screen: racecheck's fast pass. A compiled module's screen form (KernelModule.screenWasm,
 // built from the same per-thread source as its block form, against assembly/runtime/checked.ts)
-// runs a launch as the `wasm` backend runs it — a block at a time, its threads in loops between
-// barriers, in the race tools' interval order — and records every access in a shadow memory in
-// device memory, in wasm: no host call per access or per thread.
+// runs a launch on the device's worker pool as the `wasm` backend runs it — a block at a time,
+// its threads in loops between barriers, in the race tools' interval order — and records every
+// access in a shadow memory in device memory, in wasm: no host call per access or per thread,
+// and the host thread (a browser page's) stays free while it runs.
 //
 // Its model is the fine-grained detector's (shadow.ts), coarsened only where that adds findings
 // (checked.ts says how), so a launch the screen finds clean has no race, barrier divergence or
@@ -12,30 +13,11 @@
 
 import type { Device } from '../device.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
-import { toDim3 } from '../dims.js';
 import type { Kernel } from '../kernel.js';
-import type { KernelModule } from '../kernelModule.js';
+import { makeKernelModule, type KernelModule } from '../kernelModule.js';
 import { shippedModule } from '../shippedModule.js';
-import { marshalCompiledArgs, type KernelFn } from './threadProgram.js';
-import { BlockOrder } from '../schedule/blockOrder.js';
-import { splitSeed } from '../schedule/seeds.js';
+import { marshalCompiledArgs } from './threadProgram.js';
 import type { ThreadLaunch } from './threadRunner.js';
-
-interface ScreenExports {
-  __setScratch(base: number, sharedLimit: number): void;
-  __scratchBytes(sharedLimit: number): number;
-  __launch(gx: number, gy: number, gz: number, bx: number, by: number, bz: number, shared: number, seeded: number, seedLo: number, seedHi: number): void;
-  __block(linear: number): void;
-  __screenSetup(dir: number, pages: number, arena: number, arenaPages: number, sharedBytes: number, budget: number): void;
-  __screenReset(): void;
-  __screenConflicts(): number;
-  __screenOverflow(): number;
-  __screenDivergence(): number;
-  __screenAccesses(): number;
-}
-
-/** A module's screen form: per kernel its pool entry (`__blocks_<name>`, blocks and threads in order) and its seeded entry (`<name>`). */
-interface ScreenProgram { ex: ScreenExports; blocks: Map<string, KernelFn>; seeded: Map<string, KernelFn> }
 
 /** What the screen found in one launch. */
 export interface ScreenVerdict {
@@ -50,127 +32,137 @@ export interface ScreenVerdict {
 const PAGE_BYTES = 4096;
 /** Shadow bytes per 4 KiB page of device memory: 1024 words × 8 i32 (assembly/runtime/checked.ts). */
 const SHADOW_PAGE_BYTES = 32 * 1024;
+/** The state block's byte offsets (assembly/runtime/checked.ts, S_*): the setup, then the findings. */
+const STATE = {
+  DIR: 0, DIR_PAGES: 4, ARENA: 8, ARENA_PAGES: 12, SHARED: 16, BUDGET: 24,
+  CONFLICTS: 36, OVERFLOW: 40, DIVERGENCE: 44, ACCESSES: 48, BYTES: 64,
+} as const;
 
 export class RaceScreen {
-  private readonly programs = new Map<string, ScreenProgram | null>();
-  private scratch: DeviceArray<'u8'> | undefined;
+  /** Per kernel module (by id): its screen form, loaded on the device as a module of its own; null: none. */
+  private readonly forms = new Map<string, KernelModule | null>();
   private dir: DeviceArray<'i32'> | undefined;
   private arena: DeviceArray<'u8'> | undefined;
+  /** Arenas replaced by a larger one while launches that use them may run (freed by settle). */
+  private readonly retired: DeviceArray<'u8'>[] = [];
   private shipped: KernelModule | undefined;
-  private readonly sharedLimit: number;
 
-  constructor(readonly device: Device) {
-    this.sharedLimit = Math.ceil(device.sharedMemoryLimit / 128) * 128;
-  }
+  constructor(readonly device: Device) {}
 
-  /** Instantiates the screen forms of simt's own module and of `modules` (once each); false when one has none. */
+  /** Loads the screen forms of simt's own module and of `modules` on the device (once each); false when one has none. */
   async load(modules: readonly KernelModule[]): Promise<boolean> {
     this.shipped ??= await shippedModule();
     let all = true;
     for (const m of [this.shipped, ...modules]) {
-      if (!this.programs.has(m.id)) this.programs.set(m.id, await this.instantiate(m));
-      if (!this.programs.get(m.id)) all = false;
+      if (!this.forms.has(m.id)) this.forms.set(m.id, await this.loadForm(m));
+      if (!this.forms.get(m.id)) all = false;
     }
     return all;
   }
 
-  private async instantiate(m: KernelModule): Promise<ScreenProgram | null> {
-    let module: WebAssembly.Module;
+  private async loadForm(m: KernelModule): Promise<KernelModule | null> {
     try {
       // A module compiled in this process builds its screen on first use (the compiler is
       // loaded only then); one loaded from files carries it, or has none.
       const bytes = m.screenWasm ?? (m.screenSource !== undefined ? await (await import('../compiler/index.js')).buildScreen(m) : undefined);
       if (!bytes) return null;
-      module = await WebAssembly.compile(bytes as BufferSource);
+      // The same kernels and metadata under an id of its own: the pool's workers instantiate it
+      // beside the block form, each on its own scratch.
+      const form = makeKernelModule({ ...m.meta, hash: `${m.meta.hash}:screen` }, bytes, new Uint8Array(0));
+      await this.device.load(form);
+      return form;
     } catch {
       return null;
     }
-    const inst = new WebAssembly.Instance(module, { env: { memory: this.device.memory } });
-    const ex = inst.exports as unknown as ScreenExports & Record<string, KernelFn>;
-    if (typeof ex.__screenSetup !== 'function') return null;
-    const blocks = new Map<string, KernelFn>(), seeded = new Map<string, KernelFn>();
-    for (const k of m.meta.kernels) {
-      const fn = ex[`__blocks_${k.name}`], s = ex[k.name];
-      if (typeof fn === 'function' && typeof s === 'function') { blocks.set(k.name, fn); seeded.set(k.name, s); }
-    }
-    if (!this.scratch) this.scratch = this.device.alloc('u8', ex.__scratchBytes(this.sharedLimit));
-    ex.__setScratch(this.scratch.byteOffset, this.sharedLimit);
-    return { ex, blocks, seeded };
   }
 
   /**
-   * Runs one launch in the screen form (synchronously, on this thread), on the job's buffers.
-   * `maxAccesses` bounds it as the detector's step budget bounds a launch (a spin-wait on
-   * another block would otherwise never end: blocks run one after another). With a `seed`, the
-   * blocks and each phase's threads are permuted as the `serial` backend permutes a launch of
-   * that seed; without, they run in order (the in-order interval schedule).
+   * Starts one launch in the screen form on the device's worker pool, one worker taking every
+   * block (so the order is the one asked for, and reproducible), on the job's buffers; resolves
+   * with what it found. Launches issued one after another run in issue order (the device's
+   * stream), each with a state block of its own, so a job's host code need not wait for them:
+   * its reads of device memory wait, as they wait for any launch. `maxAccesses` bounds a launch
+   * as the detector's step budget does (a spin-wait on another block would otherwise never end:
+   * blocks run one after another). With a `seed`, the blocks and each phase's threads are
+   * permuted as the `serial` backend permutes a launch of that seed; without, they run in order
+   * (the in-order interval schedule).
    */
-  run(l: ThreadLaunch, maxAccesses: number, seed?: number): ScreenVerdict {
+  launch(l: ThreadLaunch, maxAccesses: number, seed?: number): Promise<ScreenVerdict> {
     let k = l.kernel;
     if (typeof k === 'string') k = this.shipped && Object.hasOwn(this.shipped.kernels, k) ? this.shipped.kernels[k]! : (undefined as unknown as Kernel);
-    const prog = k?.module ? this.programs.get(k.module.id) : undefined;
-    const fn = prog?.blocks.get(k.name), fnSeeded = prog?.seeded.get(k.name);
-    if (!prog || !fn || !fnSeeded) return { clean: false, accesses: 0, why: 'no-screen' };
-    const grid = toDim3('grid', l.grid), block = toDim3('block', l.block);
-    if (l.warpSize !== undefined && l.warpSize !== 32) return { clean: false, accesses: 0, why: 'no-screen' };
-    const { words, arrays } = marshalCompiledArgs(k, l.args, this.device);
+    const screenKernel = k?.module ? this.forms.get(k.module.id)?.kernels[k.name] : undefined;
+    if (!screenKernel || (l.warpSize !== undefined && l.warpSize !== 32)) return Promise.resolve({ clean: false, accesses: 0, why: 'no-screen' });
+    let arrays: ReturnType<typeof marshalCompiledArgs>['arrays'];
+    try {
+      arrays = marshalCompiledArgs(k, l.args, this.device).arrays;
+    } catch {
+      return Promise.resolve({ clean: false, accesses: 0, why: 'no-screen' }); // the detector reports the bad argument
+    }
     // Compiled kernels touch only their array arguments and the block's shared memory: the
     // shadow needs a page for each 4 KiB page of those.
-    let pages = Math.ceil(this.sharedLimit / PAGE_BYTES) + 1;
+    const sharedLimit = this.device.sharedMemoryLimit;
+    let pages = Math.ceil(sharedLimit / PAGE_BYTES) + 1;
     for (const { array } of arrays) {
       if (array.byteLength > 0) pages += Math.floor((array.byteOffset + array.byteLength - 1) / PAGE_BYTES) - Math.floor(array.byteOffset / PAGE_BYTES) + 1;
     }
-    if (!this.shadowFor(pages)) return { clean: false, accesses: 0, why: 'memory' };
-    const dynamicShared = l.sharedBytes ?? 0;
-    // What device.launch refuses (shared bytes over the limit, __local__ arrays that do not fit)
-    // the detector refuses with the same error: leave it to it.
-    const staticShared = k.module!.staticSharedBytes;
-    if (!Number.isInteger(dynamicShared) || dynamicShared < 0 || dynamicShared + staticShared > this.device.sharedMemoryLimit) return { clean: false, accesses: 0, why: 'no-screen' };
-    if (k.requires?.({ grid, block, sharedBytes: dynamicShared + staticShared })) return { clean: false, accesses: 0, why: 'no-screen' };
-    const ex = prog.ex;
-    ex.__screenSetup(this.dir!.byteOffset, this.dir!.length, this.arena!.byteOffset, this.arena!.byteLength / SHADOW_PAGE_BYTES, this.sharedLimit, maxAccesses);
-    ex.__screenReset();
-    const blocks = grid.x * grid.y * grid.z;
+    let stateArray: DeviceArray<'u8'>;
     try {
-      if (seed === undefined) {
-        ex.__launch(grid.x, grid.y, grid.z, block.x, block.y, block.z, dynamicShared, 0, 0, 0);
-        fn(0, blocks, ...words);
-      } else {
-        const [lo, hi] = splitSeed(seed);
-        ex.__launch(grid.x, grid.y, grid.z, block.x, block.y, block.z, dynamicShared, 1, lo, hi);
-        const order = new BlockOrder(blocks, lo, hi);
-        for (let b = 0; b < blocks; b++) { ex.__block(order.at(b)); fnSeeded(...words); }
-      }
+      this.shadowFor(pages);
+      stateArray = this.device.alloc('u8', STATE.BYTES);
     } catch {
-      return { clean: false, accesses: ex.__screenAccesses(), why: ex.__screenOverflow() === 2 ? 'budget' : 'trap' };
+      return Promise.resolve({ clean: false, accesses: 0, why: 'memory' });
     }
-    const accesses = ex.__screenAccesses();
-    if (ex.__screenOverflow()) return { clean: false, accesses, why: 'memory' };
-    if (ex.__screenDivergence()) return { clean: false, accesses, why: 'barrier-divergence' };
-    if (ex.__screenConflicts()) return { clean: false, accesses, why: 'conflict' };
-    return { clean: true, accesses };
+    const dir = this.dir!, arena = this.arena!;
+    const state = new DataView(this.device.memory.buffer, stateArray.byteOffset, STATE.BYTES);
+    new Uint8Array(state.buffer, state.byteOffset, STATE.BYTES).fill(0);
+    state.setUint32(STATE.DIR, dir.byteOffset, true);
+    state.setUint32(STATE.DIR_PAGES, dir.length, true);
+    state.setUint32(STATE.ARENA, arena.byteOffset, true);
+    state.setInt32(STATE.ARENA_PAGES, arena.byteLength / SHADOW_PAGE_BYTES, true);
+    state.setUint32(STATE.SHARED, Math.ceil(sharedLimit / 128) * 128, true);
+    state.setFloat64(STATE.BUDGET, maxAccesses, true);
+    const verdict = (trapped: boolean): ScreenVerdict => {
+      const accesses = Number(state.getBigInt64(STATE.ACCESSES, true));
+      const overflow = state.getInt32(STATE.OVERFLOW, true);
+      const divergence = state.getInt32(STATE.DIVERGENCE, true), conflicts = state.getInt32(STATE.CONFLICTS, true);
+      stateArray.free();
+      if (trapped) return { clean: false, accesses, why: overflow === 2 ? 'budget' : 'trap' };
+      if (overflow) return { clean: false, accesses, why: 'memory' };
+      if (divergence) return { clean: false, accesses, why: 'barrier-divergence' };
+      if (conflicts) return { clean: false, accesses, why: 'conflict' };
+      return { clean: true, accesses };
+    };
+    // A trap, or what device.launch refuses (a bad shape, shared bytes over the limit): the
+    // detector runs the launch and reports it.
+    return this.device.launchWith(screenKernel, {
+      grid: l.grid as never, block: l.block as never, sharedBytes: l.sharedBytes ?? 0, workers: 1, ...(seed !== undefined ? { seed } : {}),
+    }, l.args as never, { seeded: seed !== undefined, screenState: stateArray.byteOffset }).then(() => verdict(false), () => verdict(true));
   }
 
-  /** Page directory and arena for `pages` shadow pages (kept and grown across launches); false when memory is short. */
-  private shadowFor(pages: number): boolean {
-    const dirLength = Math.ceil(this.device.memoryBytes / PAGE_BYTES);
-    try {
-      if (!this.dir) this.dir = this.device.alloc('i32', dirLength);
-      if (!this.arena || this.arena.byteLength < pages * SHADOW_PAGE_BYTES) {
-        this.arena?.free();
-        this.arena = undefined;
-        this.arena = this.device.alloc('u8', pages * SHADOW_PAGE_BYTES);
-      }
-      return true;
-    } catch {
-      return false;
+  /**
+   * The page directory (one per device) and an arena of at least `pages` shadow pages. A larger
+   * arena replaces the old one, which launches issued before may still use: it is freed by
+   * `settle`, when they are over.
+   */
+  private shadowFor(pages: number): void {
+    this.dir ??= this.device.alloc('i32', Math.ceil(this.device.memoryBytes / PAGE_BYTES));
+    if (!this.arena || this.arena.byteLength < pages * SHADOW_PAGE_BYTES) {
+      const arena = this.device.alloc('u8', pages * SHADOW_PAGE_BYTES);
+      if (this.arena) this.retired.push(this.arena);
+      this.arena = arena;
     }
   }
 
-  /** Frees the screen's device memory. */
+  /** After the launches issued so far are over: frees the arenas they outgrew. */
+  settle(): void {
+    for (const a of this.retired.splice(0)) if (!a.freed) a.free();
+  }
+
+  /** Frees the screen's device memory (its forms stay loaded on the device, as modules do). */
   close(): void {
-    for (const a of [this.scratch, this.dir, this.arena]) if (a && !a.freed) a.free();
-    this.scratch = this.dir = this.arena = undefined;
-    this.programs.clear();
+    this.settle();
+    for (const a of [this.dir, this.arena]) if (a && !a.freed) a.free();
+    this.dir = this.arena = undefined;
+    this.forms.clear();
   }
 }
