@@ -13,7 +13,8 @@ import type { Chooser } from './schedule.js';
 import { ThreadRunner, DEFAULT_MAX_STEPS, type ThreadLaunch } from './threadRunner.js';
 import type { MemoryChecker } from './memoryChecker.js';
 import { IntervalChooser } from './schedule.js';
-import { RaceScreen } from './screen.js';
+import { RaceScreen, screenForm } from './screen.js';
+import { shippedModule } from '../shippedModule.js';
 import { isNode } from '../platform.js';
 
 export type Outputs = Record<string, ArrayLike<number | bigint> & { length: number }>;
@@ -70,7 +71,10 @@ export class RaceSession {
    * Node, where the screen's shadow memory lives beside the job's buffers; 64 MiB in browsers).
    */
   static async open(device?: Device): Promise<RaceSession> {
-    const dev = device ?? await createDevice({ backend: 'serial', memoryBytes: (isNode ? 256 : 64) << 20, seed: 1 });
+    // A device of its own starts with the screen form of simt's own kernels loaded: loading a
+    // module later restarts the pool's workers (tens of ms).
+    const form = device ? null : await screenForm(await shippedModule()).catch(() => null);
+    const dev = device ?? await createDevice({ backend: 'serial', memoryBytes: (isNode ? 256 : 64) << 20, seed: 1, modules: form ? [form] : [] });
     return new RaceSession(dev, await ThreadRunner.create(dev), !device);
   }
 

@@ -19,6 +19,17 @@ import { shippedModule } from '../shippedModule.js';
 import { marshalCompiledArgs } from './threadProgram.js';
 import type { ThreadLaunch } from './threadRunner.js';
 
+/**
+ * A module's screen form as a kernel module of its own (the same kernels and metadata under an
+ * id of its own), for a device to load beside the block form; null when it has none. A module
+ * compiled in this process builds its screen on first use (the compiler is loaded only then);
+ * one loaded from files carries it, or has none.
+ */
+export async function screenForm(m: KernelModule): Promise<KernelModule | null> {
+  const bytes = m.screenWasm ?? (m.screenSource !== undefined ? await (await import('../compiler/index.js')).buildScreen(m) : undefined);
+  return bytes ? makeKernelModule({ ...m.meta, hash: `${m.meta.hash}:screen` }, bytes, new Uint8Array(0)) : null;
+}
+
 /** What the screen found in one launch. */
 export interface ScreenVerdict {
   /** Nothing for the detector to report: no possible conflict, no divergent barrier, no trap. */
@@ -62,14 +73,8 @@ export class RaceScreen {
 
   private async loadForm(m: KernelModule): Promise<KernelModule | null> {
     try {
-      // A module compiled in this process builds its screen on first use (the compiler is
-      // loaded only then); one loaded from files carries it, or has none.
-      const bytes = m.screenWasm ?? (m.screenSource !== undefined ? await (await import('../compiler/index.js')).buildScreen(m) : undefined);
-      if (!bytes) return null;
-      // The same kernels and metadata under an id of its own: the pool's workers instantiate it
-      // beside the block form, each on its own scratch.
-      const form = makeKernelModule({ ...m.meta, hash: `${m.meta.hash}:screen` }, bytes, new Uint8Array(0));
-      await this.device.load(form);
+      const form = await screenForm(m);
+      if (form) await this.device.load(form);
       return form;
     } catch {
       return null;
