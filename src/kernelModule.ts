@@ -61,8 +61,14 @@ export interface KernelModule<K extends Record<string, Record<string, ParamSpec>
   readonly meta: KernelModuleMeta;
   /** Block form: `<kernel>` (seeded), `__fast_<kernel>`, `__blocks_<kernel>`, the runtime hooks. */
   readonly wasm: Uint8Array;
-  /** Fine-grained form: `tk_<kernel>`, asyncify-instrumented. */
-  readonly fineWasm: Uint8Array;
+  /**
+   * Fine-grained form: `tk_<kernel>`, asyncify-instrumented (the race tools' `explore`, `replay`
+   * and detector). A module compiled in this process has none until the race tools first need
+   * it (`buildFine`) or it is written to files: it keeps `fineSource` meanwhile.
+   */
+  readonly fineWasm?: Uint8Array;
+  /** The fine-grained form's generated source, while it is not built (compileKernels builds it on demand: buildFine). */
+  readonly fineSource?: string;
   /**
    * The race screen's form (src/race/screen.ts): the block form recording every access in a
    * shadow memory. Absent in modules built before it (the race tools then run the fine-grained
@@ -97,10 +103,12 @@ function localMemoryRequirement(localBytes: number, slots: number): LaunchRequir
 }
 
 /** Builds the module object (kernel handles) from its parts. */
-export function makeKernelModule<K extends Record<string, Record<string, ParamSpec>>>(meta: KernelModuleMeta, wasm: Uint8Array, fineWasm: Uint8Array, screenWasm?: Uint8Array, screenSource?: string): KernelModule<K> {
+export function makeKernelModule<K extends Record<string, Record<string, ParamSpec>>>(meta: KernelModuleMeta, wasm: Uint8Array, fineWasm?: Uint8Array, screenWasm?: Uint8Array, sources: { fine?: string; screen?: string } = {}): KernelModule<K> {
   if (meta?.format !== MODULE_FORMAT) throw new KernelModuleError(`not a simt kernel module (format ${String(meta?.format)}; expected ${MODULE_FORMAT})`);
   const module = {
-    id: meta.hash, meta, wasm, fineWasm, ...(screenWasm ? { screenWasm } : screenSource !== undefined ? { screenSource } : {}), kernels: {} as Record<string, Kernel>,
+    id: meta.hash, meta, wasm,
+    ...(fineWasm ? { fineWasm } : sources.fine !== undefined ? { fineSource: sources.fine } : {}),
+    ...(screenWasm ? { screenWasm } : sources.screen !== undefined ? { screenSource: sources.screen } : {}), kernels: {} as Record<string, Kernel>,
   };
   for (const k of meta.kernels) {
     const spec: Record<string, ParamSpec> = {};

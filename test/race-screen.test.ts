@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RaceSession, corpus, racecheck, replay, IntervalChooser, type RaceJob } from '../src/race/index.js';
 import { parseSchedule } from '../src/race/schedule.js';
 import { outputKey } from '../src/race/job.js';
-import { compileKernels, buildScreen } from '../src/compiler/index.js';
+import { compileKernels, buildFine, buildScreen } from '../src/compiler/index.js';
 import { makeKernelModule } from '../src/kernelModule.js';
 import { defineJob } from '../src/race/defineJob.js';
 import { rng } from './helpers.js';
@@ -250,7 +250,7 @@ describe('the race screen on a user module', () => {
   it('a module without a screen form (built before it) runs the detector alone, with the same findings', async () => {
     const mod = await compileKernels([{ path: 'screen.ts', source: SRC }], { cacheDir: false });
     expect(await buildScreen(mod)).toBeInstanceOf(Uint8Array);
-    const old = makeKernelModule({ ...mod.meta, hash: `${mod.meta.hash}-before-screens` }, mod.wasm, mod.fineWasm);
+    const old = makeKernelModule({ ...mod.meta, hash: `${mod.meta.hash}-before-screens` }, mod.wasm, await buildFine(mod));
     expect(old.screenWasm).toBeUndefined();
     expect(await buildScreen(old)).toBeUndefined();
     const job = defineJob({ name: 'noscreen', module: old, buffers: { x: ['i32', [1, 2, 3]], out: ['i32', 1] }, launches: [{ kernel: 'blockSum', grid: 1, block: 256, args: ['x', 'out', 3, 0] }] });

@@ -2,7 +2,7 @@
 // Binaryen, ~3 MB) runs here so the page stays responsive while it loads and compiles. The
 // compiler reads its device runtime (assembly/runtime/*.ts, assembly/threads/compiled.ts) through
 // readPackageFile, i.e. fetched from the simt/ folder the page names in each request.
-import { compileKernels, KernelCompileError, type KernelSource } from 'simt/internal/compiler/index.js';
+import { buildFine, compileKernels, KernelCompileError, type KernelSource } from 'simt/internal/compiler/index.js';
 import { configureAssets } from 'simt/internal/platform.js';
 import type { CompileReply, CompileRequest } from './compileProtocol.js';
 
@@ -28,8 +28,9 @@ self.addEventListener('message', (e: MessageEvent<CompileRequest>) => {
       post({ id, kind: 'stage', stage: 'compiling (block and fine-grained forms, WGSL)…', fraction: 0.5 });
       const t1 = performance.now();
       const mod = await compileKernels(sources as KernelSource[], { optimize, cacheDir: false });
+      // The page runs the race tools on it too: its fine-grained form is built here, with the rest.
       // Copies: the module's bytes stay valid in this worker's cache for the next identical compile.
-      const wasm = mod.wasm.slice(), fineWasm = mod.fineWasm.slice();
+      const wasm = mod.wasm.slice(), fineWasm = (await buildFine(mod)).slice();
       post({ id, kind: 'done', meta: mod.meta, wasm, fineWasm, loadMs, compileMs: performance.now() - t1 }, [wasm.buffer, fineWasm.buffer]);
     } catch (err) {
       if (err instanceof KernelCompileError) post({ id, kind: 'failed', diagnostics: err.diagnostics, message: err.message });

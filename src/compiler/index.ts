@@ -11,7 +11,7 @@
 import { SimtError } from '../errors.js';
 import { sha256Hex } from '../hash.js';
 import { isNode, packageRootUrl, readPackageFile } from '../platform.js';
-import { type KernelModule, type KernelModuleMeta, MODULE_FORMAT, makeKernelModule } from '../kernelModule.js';
+import { type KernelModule, KernelModuleError, type KernelModuleMeta, MODULE_FORMAT, makeKernelModule } from '../kernelModule.js';
 import type { ParamSpec } from '../kernel.js';
 import { checkNodeKinds, loadAssemblyScript } from './ast.js';
 import { ascCompile, asyncify, dataSegmentCount, RUNTIME_FILES } from './backend.js';
@@ -105,38 +105,82 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
   if (options.onGenerated) options.onGenerated({ block: fe.blockSource, fine: fe.fineSource });
   const optimize = options.optimize !== false;
   const sourceOf = (file: string): string | undefined => sources.find((s) => s.path === file)?.source;
-  const [block, fine] = await Promise.all([
-    ascCompile(fe.blockSource, 'block', optimize, (l, t) => mapGeneratedLine(fe.blockSource, l, t, sourceOf)),
-    ascCompile(fe.fineSource, 'fine', optimize, (l, t) => mapGeneratedLine(fe.fineSource, l, t, sourceOf)),
-  ]);
-
-  // Each problem once: the fine-grained form repeats the block form's code (its lines are the
-  // block form's problems again), and the block form may hold a statement twice (a grid-stride
-  // loop as written and strip-mined); the generated code each quotes differs.
-  const fineOnly = fine.diagnostics.filter((d) => !block.diagnostics.some((b) => b.file === d.file && b.line === d.line));
+  // The block form only: the fine-grained and screen forms are built when the race tools first
+  // need them (buildFine, buildScreen) or the module is written to files, so a compile for
+  // `wasm` alone pays for neither (the fine form and its asyncify pass cost about as much again).
+  const block = await ascCompile(fe.blockSource, 'block', optimize, (l, t) => mapGeneratedLine(fe.blockSource, l, t, sourceOf));
+  // Each problem once: the block form may hold a statement twice (a grid-stride loop as written
+  // and strip-mined); the generated code each quotes differs.
   const seen = new Set<string>();
-  const diags = [...block.diagnostics, ...fineOnly].filter((d) => {
+  const diags = block.diagnostics.filter((d) => {
     const key = `${d.file}:${d.line}:${d.column}: ${d.message.replace(/ \(in: .*\)$/s, '')}`;
     return !seen.has(key) && !!seen.add(key);
   });
   if (diags.length) throw new KernelCompileError(diags);
-  for (const [form, bin] of [['block', block.binary], ['fine', fine.binary]] as const) {
-    if (dataSegmentCount(bin) > 0) {
-      throw new KernelCompileError([{ file: sources[0]!.path, line: 1, column: 1, message: `the ${form} form has static data (string literals or constant arrays): kernel modules may not carry static data yet` }]);
-    }
+  if (dataSegmentCount(block.binary) > 0) {
+    throw new KernelCompileError([{ file: sources[0]!.path, line: 1, column: 1, message: 'the block form has static data (string literals or constant arrays): kernel modules may not carry static data yet' }]);
   }
-  const fineWasm = await asyncify(fine.binary);
   const meta: KernelModuleMeta = {
     format: MODULE_FORMAT, hash, sources: sources.map((s) => s.path), unchecked: !!options.unchecked,
     kernels: fe.kernels, sites: fe.sites, arrays: fe.arrays,
     wgsl: generateWgsl(fe.analysis, fe.kernels, { unchecked: options.unchecked }),
     compileMs: Math.round(performance.now() - t0),
   };
-  // The race screen's form (src/race/screen.ts) is built when the race tools first need it
-  // (buildScreen), or when the module is written to files: a compile for `wasm` alone does not pay for it.
-  const module = makeKernelModule(meta, block.binary, fineWasm, undefined, fe.screenSource);
+  const module = makeKernelModule(meta, block.binary, undefined, undefined, { fine: fe.fineSource, screen: fe.screenSource });
+  fineOptions.set(module.id, { optimize, sourceOf });
   await writeDiskCache(module, options);
   return module;
+}
+
+const fines = new Map<string, Promise<Uint8Array>>();
+/** How this process compiled a module (buildFine maps the fine form's problems to its sources). */
+const fineOptions = new Map<string, { optimize: boolean; sourceOf: (file: string) => string | undefined }>();
+
+/**
+ * A module's fine-grained form (the race tools' `explore`, `replay` and detector): the one it
+ * carries, or built from its fine source once per module (and kept in the disk cache beside
+ * the module in Node). Throws a KernelCompileError when the form does not build, and a
+ * KernelModuleError for a module that has neither.
+ */
+export function buildFine(module: KernelModule, options: Pick<CompileOptions, 'cacheDir'> = {}): Promise<Uint8Array> {
+  if (module.fineWasm) return Promise.resolve(module.fineWasm);
+  const source = module.fineSource;
+  if (source === undefined) return Promise.reject(new KernelModuleError(`kernel module ${module.meta?.sources?.join(', ') ?? module.id} has no fine-grained form: rebuild it with this version of simt`));
+  let p = fines.get(module.id);
+  if (!p) {
+    p = (async () => {
+      const dir = await cacheDirOf(options);
+      const file = dir ? (await import('node:path')).join(dir, `${module.id}.simt.fine.wasm`) : undefined;
+      if (file) {
+        const cached = await (await import('node:fs/promises')).readFile(file).then((b) => new Uint8Array(b), () => undefined);
+        if (cached) return cached;
+      }
+      const o = fineOptions.get(module.id) ?? { optimize: true, sourceOf: () => undefined };
+      const r = await ascCompile(source, 'fine', o.optimize, (l, t) => mapGeneratedLine(source, l, t, o.sourceOf));
+      if (r.diagnostics.length > 0) throw new KernelCompileError(r.diagnostics);
+      if (dataSegmentCount(r.binary) > 0) {
+        throw new KernelCompileError([{ file: module.meta.sources[0] ?? '(module)', line: 1, column: 1, message: 'the fine-grained form has static data (string literals or constant arrays): kernel modules may not carry static data yet' }]);
+      }
+      const fine = await asyncify(r.binary);
+      if (file) await writeCacheFile(dir!, file, fine);
+      return fine;
+    })();
+    fines.set(module.id, p);
+    p.catch(() => fines.delete(module.id));
+  }
+  return p;
+}
+
+/** Writes a cache file under a temporary name, then renames it (a reader never sees half of one); failures only cost a rebuild. */
+async function writeCacheFile(dir: string, file: string, data: Uint8Array): Promise<void> {
+  try {
+    const { mkdir, writeFile, rename } = await import('node:fs/promises');
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${file}.tmp-${process.pid}`, data);
+    await rename(`${file}.tmp-${process.pid}`, file);
+  } catch {
+    // A cache that cannot be written only costs the next run the form's compile.
+  }
 }
 
 const screens = new Map<string, Promise<Uint8Array | undefined>>();
@@ -164,16 +208,7 @@ export function buildScreen(module: KernelModule, options: Pick<CompileOptions, 
       }
       const r = await ascCompile(source, 'screen', true, () => undefined);
       if (r.diagnostics.length > 0 || dataSegmentCount(r.binary) > 0) return undefined;
-      if (file) {
-        try {
-          const { mkdir, writeFile, rename } = await import('node:fs/promises');
-          await mkdir(dir!, { recursive: true });
-          await writeFile(`${file}.tmp-${process.pid}`, r.binary);
-          await rename(`${file}.tmp-${process.pid}`, file);
-        } catch {
-          // A cache that cannot be written only costs the next run the screen's compile.
-        }
-      }
+      if (file) await writeCacheFile(dir!, file, r.binary);
       return r.binary;
     })();
     screens.set(module.id, p);
@@ -231,11 +266,14 @@ async function readDiskCache(hash: string, options: CompileOptions): Promise<Ker
     const meta = JSON.parse(await readFile(join(dir, `${hash}.simt.json`), 'utf8')) as KernelModuleMeta;
     if (meta.hash !== hash) return undefined;
     const wasm = new Uint8Array(await readFile(join(dir, `${hash}.simt.wasm`)));
-    const fine = new Uint8Array(await readFile(join(dir, `${hash}.simt.fine.wasm`)));
-    const screen = await readFile(join(dir, `${hash}.simt.screen.wasm`)).then((b) => new Uint8Array(b), () => undefined);
-    // Without its screen yet, the module keeps the screen's source: buildScreen makes it on demand.
-    const screenSource = screen ? undefined : await readFile(join(dir, `${hash}.simt.screen.ts`), 'utf8').catch(() => undefined);
-    return makeKernelModule(meta, wasm, fine, screen, screenSource);
+    // Without its fine or screen form yet, the module keeps the form's source: buildFine and
+    // buildScreen make them on demand.
+    const optional = (name: string) => readFile(join(dir, name)).then((b) => new Uint8Array(b), () => undefined);
+    const source = (name: string) => readFile(join(dir, name), 'utf8').catch(() => undefined);
+    const fine = await optional(`${hash}.simt.fine.wasm`), screen = await optional(`${hash}.simt.screen.wasm`);
+    const fineSource = fine ? undefined : await source(`${hash}.simt.fine.ts`);
+    if (!fine && fineSource === undefined) return undefined;
+    return makeKernelModule(meta, wasm, fine, screen, { fine: fineSource, screen: screen ? undefined : await source(`${hash}.simt.screen.ts`) });
   } catch {
     return undefined;
   }
@@ -245,12 +283,12 @@ async function writeDiskCache(module: KernelModule, options: CompileOptions): Pr
   const dir = await cacheDirOf(options);
   if (!dir) return;
   try {
-    await writeModuleFiles(module, dir, module.id, { screen: false });
-    if (module.screenSource !== undefined) {
-      const { writeFile } = await import('node:fs/promises');
-      const { join } = await import('node:path');
-      await writeFile(join(dir, `${module.id}.simt.screen.ts`), module.screenSource);
-    }
+    const { writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    // The forms' sources first: a reader that finds the module's json finds them too.
+    if (module.fineSource !== undefined) await writeFile(join(dir, `${module.id}.simt.fine.ts`), module.fineSource);
+    if (module.screenSource !== undefined) await writeFile(join(dir, `${module.id}.simt.screen.ts`), module.screenSource);
+    await writeModuleFiles(module, dir, module.id, { screen: false, fine: false });
   } catch {
     // A cache that cannot be written only costs the next compile its time.
   }
@@ -261,15 +299,17 @@ async function writeDiskCache(module: KernelModule, options: CompileOptions): Pr
  * `<base>.simt.screen.wasm` (the race screen's form, when it built) in
  * `dir` (each written to a temporary name and renamed, so a reader never sees half a module).
  */
-export async function writeModuleFiles(module: KernelModule, dir: string, base: string, o: { screen?: boolean } = {}): Promise<string> {
+export async function writeModuleFiles(module: KernelModule, dir: string, base: string, o: { screen?: boolean; fine?: boolean } = {}): Promise<string> {
   const { mkdir, writeFile, rename } = await import('node:fs/promises');
   const { join } = await import('node:path');
   await mkdir(dir, { recursive: true });
   const tmp = `.tmp-${process.pid}-${Date.now()}`;
-  // A module written to files carries its screen (built now if it was not yet).
+  // A module written to files carries its fine-grained form and its screen (built now if they
+  // were not yet); the compile cache (o.fine / o.screen false) keeps what it has.
+  const fine = o.fine === false ? module.fineWasm : await buildFine(module);
   const screen = o.screen === false ? undefined : await buildScreen(module);
   const files: [string, Uint8Array | string][] = [
-    [`${base}.simt.wasm`, module.wasm], [`${base}.simt.fine.wasm`, module.fineWasm],
+    [`${base}.simt.wasm`, module.wasm], ...(fine ? [[`${base}.simt.fine.wasm`, fine] as [string, Uint8Array]] : []),
     ...(screen ? [[`${base}.simt.screen.wasm`, screen] as [string, Uint8Array]] : []),
     [`${base}.simt.json`, JSON.stringify(module.meta, null, 2) + '\n'],
   ];

@@ -122,7 +122,7 @@ export function defineJob(spec: JobSpec | RaceJob<JobInputs>): RaceJob<JobInputs
   if (!Array.isArray(s.modules) && s.modules !== undefined) fail('modules must be an array of kernel modules');
   if (modules.length === 0) fail('no kernel module: give `module` (compileKernels, loadKernelModule or `simt build`)');
   for (const m of modules) {
-    if (!m || typeof m !== 'object' || typeof m.id !== 'string' || !m.meta || !(m.fineWasm instanceof Uint8Array)) {
+    if (!m || typeof m !== 'object' || typeof m.id !== 'string' || !m.meta || !(m.fineWasm instanceof Uint8Array || typeof m.fineSource === 'string')) {
       fail('`module` is not a kernel module: build one with compileKernels() or `simt build` and load it with loadKernelModule()');
     }
   }

@@ -88,9 +88,12 @@ function compileFine(m: KernelModule): Promise<WebAssembly.Module> {
   let p = fineModules.get(m.id);
   if (!p) {
     p = (async () => {
+      // A module compiled in this process builds its fine form on first use (the compiler is
+      // loaded only then); one loaded from files carries it.
+      const bytes = m.fineWasm ?? await (await import('../compiler/index.js')).buildFine(m);
       let module: WebAssembly.Module;
       try {
-        module = await WebAssembly.compile(m.fineWasm as BufferSource);
+        module = await WebAssembly.compile(bytes as BufferSource);
       } catch (e) {
         throw new KernelModuleError(`kernel module ${describeModule(m)}: its fine-grained form does not compile (${(e as Error).message}): rebuild it with this version of simt`);
       }
@@ -113,7 +116,7 @@ function compileFine(m: KernelModule): Promise<WebAssembly.Module> {
 
 /** A compiled module's fine-grained form on `memory`. */
 export async function instantiateCompiled(m: KernelModule, memory: WebAssembly.Memory, hooks: ThreadHooks): Promise<ThreadProgram> {
-  if (!m || typeof m.id !== 'string' || !m.meta || !(m.fineWasm instanceof Uint8Array)) {
+  if (!m || typeof m.id !== 'string' || !m.meta || !(m.fineWasm instanceof Uint8Array || typeof m.fineSource === 'string')) {
     throw new KernelModuleError('not a kernel module: build one with compileKernels() or `simt build`');
   }
   const module = await compileFine(m);
