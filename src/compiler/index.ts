@@ -132,7 +132,6 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
   return module;
 }
 
-const fines = new Map<string, Promise<Uint8Array>>();
 /** How this process compiled a module (buildFine maps the fine form's problems to its sources). */
 const fineOptions = new Map<string, { optimize: boolean; sourceOf: (file: string) => string | undefined }>();
 
@@ -146,27 +145,59 @@ export function buildFine(module: KernelModule, options: Pick<CompileOptions, 'c
   if (module.fineWasm) return Promise.resolve(module.fineWasm);
   const source = module.fineSource;
   if (source === undefined) return Promise.reject(new KernelModuleError(`kernel module ${module.meta?.sources?.join(', ') ?? module.id} has no fine-grained form: rebuild it with this version of simt`));
-  let p = fines.get(module.id);
+  return builtOnce(module, 'fine', options, async () => {
+    const o = fineOptions.get(module.id) ?? { optimize: true, sourceOf: () => undefined };
+    const r = await ascCompile(source, 'fine', o.optimize, (l, t) => mapGeneratedLine(source, l, t, o.sourceOf));
+    if (r.diagnostics.length > 0) throw new KernelCompileError(r.diagnostics);
+    if (dataSegmentCount(r.binary) > 0) {
+      throw new KernelCompileError([{ file: module.meta.sources[0] ?? '(module)', line: 1, column: 1, message: 'the fine-grained form has static data (string literals or constant arrays): kernel modules may not carry static data yet' }]);
+    }
+    return asyncify(r.binary);
+  }) as Promise<Uint8Array>;
+}
+
+/**
+ * A module's race screen form (the block form recording its accesses; src/race/screen.ts):
+ * the one it carries, or built from its screen source once per module (and kept in the disk
+ * cache beside the module in Node). Undefined when the module has neither (built before the
+ * screen, or loaded from files written without it), or the form does not build: the race
+ * tools then run the fine-grained detector alone.
+ */
+export function buildScreen(module: KernelModule, options: Pick<CompileOptions, 'cacheDir'> = {}): Promise<Uint8Array | undefined> {
+  if (module.screenWasm) return Promise.resolve(module.screenWasm);
+  const source = module.screenSource;
+  if (source === undefined) return Promise.resolve(undefined);
+  return builtOnce(module, 'screen', options, async () => {
+    const r = await ascCompile(source, 'screen', true, () => undefined);
+    return r.diagnostics.length > 0 || dataSegmentCount(r.binary) > 0 ? undefined : r.binary;
+  });
+}
+
+const built = new Map<string, Promise<Uint8Array | undefined>>();
+
+/**
+ * A form of a module built once per process (a failed build is tried again next time), read
+ * from the disk cache beside the module when it was built before (a cache directory exists
+ * only in Node: cacheDirOf), else built and written there.
+ */
+function builtOnce(module: KernelModule, form: 'fine' | 'screen', options: Pick<CompileOptions, 'cacheDir'>,
+  build: () => Promise<Uint8Array | undefined>): Promise<Uint8Array | undefined> {
+  const key = `${module.id}.simt.${form}.wasm`;
+  let p = built.get(key);
   if (!p) {
     p = (async () => {
       const dir = await cacheDirOf(options);
-      const file = dir ? (await import('node:path')).join(dir, `${module.id}.simt.fine.wasm`) : undefined;
+      const file = dir ? (await import('node:path')).join(dir, key) : undefined;
       if (file) {
         const cached = await (await import('node:fs/promises')).readFile(file).then((b) => new Uint8Array(b), () => undefined);
         if (cached) return cached;
       }
-      const o = fineOptions.get(module.id) ?? { optimize: true, sourceOf: () => undefined };
-      const r = await ascCompile(source, 'fine', o.optimize, (l, t) => mapGeneratedLine(source, l, t, o.sourceOf));
-      if (r.diagnostics.length > 0) throw new KernelCompileError(r.diagnostics);
-      if (dataSegmentCount(r.binary) > 0) {
-        throw new KernelCompileError([{ file: module.meta.sources[0] ?? '(module)', line: 1, column: 1, message: 'the fine-grained form has static data (string literals or constant arrays): kernel modules may not carry static data yet' }]);
-      }
-      const fine = await asyncify(r.binary);
-      if (file) await writeCacheFile(dir!, file, fine);
-      return fine;
+      const bytes = await build();
+      if (file && bytes) await writeCacheFile(dir!, file, bytes);
+      return bytes;
     })();
-    fines.set(module.id, p);
-    p.catch(() => fines.delete(module.id));
+    built.set(key, p);
+    p.catch(() => built.delete(key));
   }
   return p;
 }
@@ -181,39 +212,6 @@ async function writeCacheFile(dir: string, file: string, data: Uint8Array): Prom
   } catch {
     // A cache that cannot be written only costs the next run the form's compile.
   }
-}
-
-const screens = new Map<string, Promise<Uint8Array | undefined>>();
-
-/**
- * A module's race screen form (the block form recording its accesses; src/race/screen.ts):
- * the one it carries, or built from its screen source once per module (and kept in the disk
- * cache beside the module in Node). Undefined when the module has neither (built before the
- * screen, or loaded from files written without it), or the form does not build: the race
- * tools then run the fine-grained detector alone.
- */
-export function buildScreen(module: KernelModule, options: Pick<CompileOptions, 'cacheDir'> = {}): Promise<Uint8Array | undefined> {
-  if (module.screenWasm) return Promise.resolve(module.screenWasm);
-  const source = module.screenSource;
-  if (source === undefined) return Promise.resolve(undefined);
-  let p = screens.get(module.id);
-  if (!p) {
-    p = (async () => {
-      // A cache directory exists only in Node (cacheDirOf).
-      const dir = await cacheDirOf(options);
-      const file = dir ? (await import('node:path')).join(dir, `${module.id}.simt.screen.wasm`) : undefined;
-      if (file) {
-        const cached = await (await import('node:fs/promises')).readFile(file).then((b) => new Uint8Array(b), () => undefined);
-        if (cached) return cached;
-      }
-      const r = await ascCompile(source, 'screen', true, () => undefined);
-      if (r.diagnostics.length > 0 || dataSegmentCount(r.binary) > 0) return undefined;
-      if (file) await writeCacheFile(dir!, file, r.binary);
-      return r.binary;
-    })();
-    screens.set(module.id, p);
-  }
-  return p;
 }
 
 // --- caching ----------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import type { ThreadLaunch } from './threadRunner.js';
  */
 export async function screenForm(m: KernelModule): Promise<KernelModule | null> {
   const bytes = m.screenWasm ?? (m.screenSource !== undefined ? await (await import('../compiler/index.js')).buildScreen(m) : undefined);
-  return bytes ? makeKernelModule({ ...m.meta, hash: `${m.meta.hash}:screen` }, bytes, new Uint8Array(0)) : null;
+  return bytes ? makeKernelModule({ ...m.meta, hash: `${m.meta.hash}:screen` }, bytes) : null;
 }
 
 /** What the screen found in one launch. */
