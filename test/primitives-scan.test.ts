@@ -51,6 +51,23 @@ for (const [backend, seed] of [['wasm', 7], ['serial', 1], ['serial', 7], ['seri
       });
     }
 
+    it('intraBlockScan of a partial last warp is right whatever the shared memory held (blocks of 7, 48, 1000)', async () => {
+      // Leave large sums all over each worker's shared memory: a full-width scan of 1024 threads.
+      const junk = await dev.upload('u32', new Uint32Array(8 * 1024).fill(0x9e3779b9));
+      const sink = dev.alloc('u32', 8 * 1024);
+      for (const block of [7, 48, 1000]) {
+        await dev.launch(k('blockScanProbe'), { grid: 8, block: 1024, sharedBytes: blockScanSharedBytes(1024) }, [junk, sink, 8 * 1024, 1]);
+        const n = block * 4 - 1;
+        const x = randomU32(n, 5 * block);
+        const input = await dev.upload('u32', x);
+        const output = dev.alloc('u32', n);
+        await dev.launch(k('blockScanProbe'), { grid: Math.ceil(n / block), block, sharedBytes: blockScanSharedBytes(block) }, [input, output, n, 1]);
+        expect(Array.from(await output.read()), `block ${block}`).toEqual(Array.from(blockScanRef(x, block, true)));
+        input.free(); output.free();
+      }
+      junk.free(); sink.free();
+    });
+
     it('intraBlockScan of one element, and a last block holding one element', async () => {
       for (const [n, block] of [[1, 256], [257, 256], [33, 32]] as const) {
         const x = randomU32(n, n + seed);

@@ -36,8 +36,10 @@
 //   lanes of a warp running in lock step through volatile shared memory, which CUDA no longer
 //   promises (independent thread scheduling since Volta). sync = 0 is the seed as written, kept
 //   for the race tools (its warp-synchronous hazard is reported at these lines).
-// - The last thread of a partial last warp publishes that warp's total too, and the second scan
-//   covers ⌈blockSize / 32⌉ warps.
+// - The last thread of a partial last warp publishes that warp's total too, and zeroes the
+//   zero column's cells of the lanes past the end (the seed's lanes always fill a warp: with
+//   fewer, the first steps would read whatever the shared memory held); the second scan covers
+//   ⌈blockSize / 32⌉ warps.
 // - With sync = 1 every warp runs the second scan (on zeros past the first warp; only the first
 //   warp's result is stored): on WebGPU warp operations are block-wide, so a __syncwarp() under
 //   `threadIdx.x < WARP_SIZE` would be a divergent barrier there. sync = 0 (no warp operation)
@@ -53,6 +55,12 @@ function intraWarpScan(scanTile: u32[], val: u32, blockSize: i32, sync: i32): u3
   if (sync != 0) __syncwarp();
   let index = 2 * threadIdx.x - (threadIdx.x & (width - 1));
   scanTile[index] = 0;
+  // A group of fewer lanes than its width (the last of a block that is no multiple of it): its
+  // last lane zeroes the cells of the lanes past the end too, which the first steps read.
+  const group = threadIdx.x - (threadIdx.x & (width - 1));
+  if (threadIdx.x == min(group + width, blockDim.x) - 1) {
+    for (let lane = (threadIdx.x & (width - 1)) + 1; lane < width; lane++) scanTile[2 * group + lane] = 0;
+  }
   index += width;
   scanTile[index] = val;
   if (sync != 0) __syncwarp();
