@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createDevice, type Device } from '../src/device.js';
 import { Xoshiro128ss } from '../src/data/random.js';
-import { petMergeBlocks, petMergeRanks, petSortTiles, petSplitPairs } from '../src/kernels/pet.js';
+import { petCoinCount, petMergeBlocks, petMergeRanks, petSortTiles, petSplitPairs } from '../src/kernels/pet.js';
+import { blockScanSharedBytes } from '../src/kernels/primitives.js';
 import { shippedKernels } from '../src/shippedModule.js';
 
 function nextPow2(x: number) { let p = 1; while (p < x) p *= 2; return p; }
@@ -73,6 +74,38 @@ for (const backend of ['wasm', 'serial'] as const) {
     });
   });
 }
+
+describe('petCoinCount with a partial last warp (blocks of 48), whatever the shared memory held', () => {
+  for (const [backend, seed] of [['wasm', 1], ['serial', 1], ['serial', 5]] as const) {
+    it(`${backend}${backend === 'serial' ? ` seed ${seed}` : ''}: the hand-written kernel and its generic form count as the seed does`, async () => {
+      const dev = await createDevice({ backend, seed, memoryBytes: 64 << 20 });
+      try {
+        const generic = (await shippedKernels(dev)).petCoinCount!;
+        const n = 3000, elems = 2, block = 48, grid = Math.ceil(Math.ceil(n / elems) / block);
+        const next = Int32Array.from({ length: n }, (_, i) => (i % 3 === 1 ? i + 1 : -1));
+        const nextIndex = await dev.upload('i32', next);
+        // Singles all over each worker's shared memory first (the tile sort's 32 KiB tile).
+        const junk = await dev.upload('u32', Uint32Array.from({ length: 8 * 4 * 1024 }, (_, i) => (i * 2654435761) >>> 0));
+        for (const kernel of [petCoinCount, generic]) {
+          await dev.launch(petSortTiles, { grid: 8, block: 512, sharedBytes: 32768 }, [junk, 8 * 1024]);
+          const scanId = await dev.upload('u32', new Uint32Array(grid * block));
+          const globalLen = await dev.upload('u32', new Uint32Array(grid));
+          const newLength = await dev.upload('u32', new Uint32Array(1));
+          await dev.launch(kernel, { grid, block, sharedBytes: blockScanSharedBytes(block) }, [nextIndex, n, scanId, globalLen, newLength, elems]);
+          const len = Array.from(await globalLen.read());
+          for (let b = 0; b < grid; b++) {
+            let want = 0;
+            for (let i = b * block * elems; i < Math.min(n, (b + 1) * block * elems); i++) if (next[i] !== -1) want++;
+            expect(len[b], `${kernel.module ? 'generic' : 'hand-written'}: block ${b}`).toBe(want);
+          }
+          expect((await newLength.read())[0]).toBe(next.filter((x) => x !== -1).length);
+        }
+      } finally {
+        await dev.destroy();
+      }
+    });
+  }
+});
 
 for (const backend of ['wasm', 'serial'] as const) {
   describe(`petSplitPairs (CoinStruct records → the pair table's columns) on ${backend}`, () => {

@@ -543,10 +543,11 @@ export const PET_INPUTS: Record<string, PetInputs> = {
       ...COIN_SIZES.map((m) => countCase('selected chains', selected(records(m, m + 3)))),
       countCase('no pair', Int32Array.from({ length: 5000 }, () => -1)), countCase('a pair start everywhere', Int32Array.from({ length: 5000 }, (_, i) => i + 1)),
       countCase('blocks of 32', selected(records(3000, 4)), 3, 32), countCase('blocks of 1024', selected(records(30_000, 5)), 4, 1024),
+      countCase('blocks of 48 (a partial last warp)', selected(records(3000, 8)), 2, 48), countCase('blocks of 7', selected(records(500, 9)), 3, 7),
       countCase('a block past the end', selected(records(1000, 6)), 16, 64, 2),
       ...(big ? [countCase('selected chains', selected(records(300_001, 7)))] : []),
     ],
-    arbitrary: fc.tuple(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom(1, 4, 16), fc.constantFrom(32, 64, 256, 1024), fc.integer({ min: 0, max: 2 }))
+    arbitrary: fc.tuple(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom(1, 4, 16), fc.constantFrom(32, 48, 64, 256, 1000, 1024), fc.integer({ min: 0, max: 2 }))
       .map(([m, seed, e, b, extra]) => countCase(`fast-check, seed ${seed}`, selected(records(m, seed)), e, b, extra)),
     reference: countRef,
   },

@@ -56,6 +56,12 @@ export function intraWarpScan(tile: usize, vals: usize, out: usize, active: i32,
     const idx = warpTileIndex(t, width);
     store<u32>(at(tile, idx - width), 0);
     store<u32>(at(tile, idx), load<u32>(at(vals, t)));
+    // The last lane of a group with fewer lanes than its width also zeroes the missing lanes'
+    // cells, which the first steps read (kernels/primitives/blockScan.ts does the same).
+    const lane = t & (width - 1);
+    if (t == min(t - lane + width, active) - 1) {
+      for (let z = lane + 1; z < width; z++) store<u32>(at(tile, idx - width - lane + z), 0);
+    }
   }
   for (let d = 1; d < width; d <<= 1) {
     n = beginPhase();                       // read half of the step
