@@ -368,3 +368,68 @@ describe('__local__ arrays (test/kernels/local.ts) on webgpu, against wasm', () 
     expect(local.meta.wgsl!.bigLocal!.diagnostics![0]!.message).toMatch(/f64/);
   });
 });
+
+// __syncthreads orders global memory too in CUDA; WGSL's workgroupBarrier() orders only workgroup
+// memory, so the compiler adds storageBarrier() where threads may talk through a storage array
+// (written and read — an atomic both —, written at two sites, or written in a loop) and leaves it
+// out elsewhere.
+const BARRIER_SOURCE = `import { threadIdx, blockIdx, blockDim, __syncthreads, __shared__ } from "simt/kernel";
+export function exchangeThroughGlobal(g: i32[], out: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) g[i] = i * 3 + 1;
+  __syncthreads();
+  const j = blockIdx.x * blockDim.x + (threadIdx.x ^ 1);
+  if (i < n && j < n) out[i] = g[j];
+}
+export function lastWriterWins(out: i32[]): void {
+  for (let r = 0; r < 4; r++) {
+    if (<i32>threadIdx.x == r) out[blockIdx.x] = r;
+    __syncthreads();
+  }
+}
+export function writeOnceAfterTree(a: f32[], b: f32[]): void {
+  const s = __shared__<f32>(64);
+  s[threadIdx.x] = a[blockIdx.x * 64 + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) { let m: f32 = 0; for (let k = 0; k < 64; k++) m += s[k]; b[blockIdx.x] = m; }
+}
+`;
+describe('__syncthreads and storage memory on webgpu', () => {
+  let mod: KernelModule;
+  beforeAll(async () => {
+    mod = await compileKernels([{ path: 'test/barriers.ts', source: BARRIER_SOURCE }], { cacheDir: false });
+    await wasm.load(mod);
+    await gpu.load(mod);
+  });
+  const barriers = (k: string) => (mod.meta.wgsl![k]!.source!.match(/storageBarrier\(\)/g) ?? []).length;
+
+  it('storageBarrier() joins workgroupBarrier() only where threads may talk through a storage array', () => {
+    expect(barriers('exchangeThroughGlobal')).toBe(1);     // g written, then read by a neighbour
+    expect(barriers('lastWriterWins')).toBe(1);            // out written in a loop with a barrier
+    expect(barriers('writeOnceAfterTree')).toBe(0);        // a read only, b written once
+    expect(mod.meta.wgsl!.writeOnceAfterTree!.source).toMatch(/workgroupBarrier\(\)/);
+    expect(examples.meta.wgsl!.vecMax!.source).not.toMatch(/storageBarrier/);
+    expect(examples.meta.wgsl!.histogram256!.source).toMatch(/storageBarrier/);   // global atomics read too
+  });
+
+  for (const n of [1, 2, 255, 1000]) {
+    it(`a value written to global memory before __syncthreads is read by another thread after it (n = ${n})`, async () => {
+      const block = 64, grid = Math.ceil(n / block);
+      const r = await same(() => mod, 'exchangeThroughGlobal', grid, block, [{ dtype: 'i32', data: new Int32Array(n) }, { dtype: 'i32', data: new Int32Array(n) }, n]);
+      const want = Int32Array.from({ length: n }, (_, i) => { const j = i ^ 1; return j < n ? j * 3 + 1 : 0; });
+      expect(Array.from(r.webgpu[1]!)).toEqual(Array.from(want));
+    });
+  }
+
+  it('the last write before the last barrier wins', async () => {
+    const r = await same(() => mod, 'lastWriterWins', 9, 32, [{ dtype: 'i32', data: new Int32Array(9).fill(-1) }]);
+    expect(Array.from(r.webgpu[0]!)).toEqual(new Array(9).fill(3));
+  });
+
+  it('a block sum through shared memory, written once without storageBarrier', async () => {
+    const a = Float32Array.from({ length: 64 * 5 }, (_, i) => (i % 17) - 8);
+    const r = await same(() => mod, 'writeOnceAfterTree', 5, 64, [{ dtype: 'f32', data: a }, { dtype: 'f32', data: new Float32Array(5) }]);
+    const want = Array.from({ length: 5 }, (_, b) => a.subarray(b * 64, b * 64 + 64).reduce((x, y) => x + y, 0));
+    expect(Array.from(r.webgpu[1]!)).toEqual(want);
+  });
+});

@@ -22,14 +22,15 @@ export class ArrayHelpers {
     return r.dynamic ? 'sx_dyn_len' : `${r.count}u`;
   }
 
-  /** A checked index (u32) helper for r: records the trap and clamps to 0. */
+  /** A checked index (u32) helper for r: notes the trap and clamps to 0, without a branch (wgslRuntime.ts, trapFns). */
   indexHelper(r: ArrRef): string {
     const name = `sx_ix_${r.name}`;
     if (!this.helpers.has(name)) {
       this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32) -> u32 {
   let n = ${this.lengthOf(r)};
-  if (i >= n) { sx_trap(${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, n, site); return 0u; }
-  return i;
+  let bad = i >= n;
+  sx_trapIf(bad, ${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, site);
+  return select(i, 0u, bad);
 }`);
     }
     return name;
@@ -86,8 +87,9 @@ export class ArrayHelpers {
       const rt = reprOf(wtypeOf(r.elem));
       this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, v: ${rt}) {
   let n = ${this.lengthOf(r)};
-  if (i >= n) { sx_trap(${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, n, site); return; }
-  ${this.storeText(r, 'i', 'v')}
+  let bad = i >= n;
+  sx_trapIf(bad, ${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, site);
+  if (!bad) { ${this.storeText(r, 'i', 'v')} }
 }`);
     }
     return name;
@@ -123,7 +125,7 @@ export class ArrayHelpers {
     }
     const operand = op === 'atomicInc' || op === 'atomicDec' ? 'u32' : t;
     const args = op === 'atomicCAS' ? `c: ${t}, v: ${t}` : `v: ${operand}`;
-    const check = this.checked ? `  let n = ${this.lengthOf(r)};\n  if (i >= n) { sx_trap(${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, n, site); return ${zero(reprOf(t))}; }\n` : '';
+    const check = this.checked ? `  let n = ${this.lengthOf(r)};\n  if (i >= n) { sx_trapIf(true, ${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, site); return ${zero(reprOf(t))}; }\n` : '';
     this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, ${args}) -> ${t} {\n${check}  return ${expr};\n}`);
     return name;
   }

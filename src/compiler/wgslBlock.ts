@@ -20,7 +20,7 @@ export class Emitter extends StmtEmitter {
     out.push(`${ind}if (!sx_exited) {`, ...lines.map((l) => `${ind}  ${l}`), `${ind}}`);
   }
 
-  protected barrier(): string { return this.g.writesStorage ? 'storageBarrier(); workgroupBarrier();' : 'workgroupBarrier();'; }
+  protected barrier(): string { return this.g.storageBarrier ? 'storageBarrier(); workgroupBarrier();' : 'workgroupBarrier();'; }
 
   protected isUniformStatement(s: AstNode): boolean {
     if (s.kind === NK.Variable) return (s.declarations as AstNode[]).every((vd) => { const d = this.fn.declOf.get(vd); return !!d && this.g.uniformVars.has(d); });
@@ -95,7 +95,7 @@ export class Emitter extends StmtEmitter {
     const p = this.capture(() => this.expr(pred, 'bool'));
     this.guard(ind, out, [...p.pre, `if (${p.value}) { atomicAdd(&sx_bc_true, 1u); }`, 'atomicAdd(&sx_bc_live, 1u);']);
     out.push(`${ind}${this.barrier()}`);
-    const trap = divergenceSite === undefined ? '' : ` if (t != 0u && t != l) { sx_trap(${TRAP_DIVERGENT}u, ${divergenceSite}u, 0u, 0u, 0u, ${divergenceSite}u); }`;
+    const trap = divergenceSite === undefined ? '' : ` if (t != 0u && t != l) { sx_trapIf(true, ${TRAP_DIVERGENT}u, ${divergenceSite}u, 0u, 0u, ${divergenceSite}u); }`;
     out.push(`${ind}if (sx_lin == 0u) { let t = atomicLoad(&sx_bc_true); let l = atomicLoad(&sx_bc_live); sx_bc_out = vec2u(t, l); atomicStore(&sx_bc_true, 0u); atomicStore(&sx_bc_live, 0u);${trap} }`);
     out.push(`${ind}${tmp} = workgroupUniformLoad(&sx_bc_out);`);
     return tmp;

@@ -8,11 +8,23 @@ import type { Decl, FrontEndAnalysis, FunctionInfo } from './frontend.js';
 import type { ModuleWgslKernel } from '../kernelModule.js';
 import { ATOMICS } from './language.js';
 import { type WType, NoWgslType, elemBytes, reprOf, wtypeOf, isSmall } from './wgslTypes.js';
-import { GLOBALS, TRAP_FN } from './wgslRuntime.js';
+import { GLOBALS, trapFns } from './wgslRuntime.js';
 import { ArrayHelpers, storageElem, workgroupElem } from './wgslArrays.js';
 import { Emitter } from './wgslBlock.js';
 import { type ArrRef, type FnCtx, type Specialization, NoWgsl, isAssignOp } from './wgslModel.js';
 import { containsReturn, findUniformVars, hasCollective } from './wgslUniformity.js';
+
+/** Loop statements: a write inside one may be repeated by the same thread. */
+const LOOPS = new Set<number>([NK.For, NK.While, NK.Do]);
+
+/**
+ * A storage array through which the threads of a block may communicate across a barrier: one
+ * that is written and also read, or written at two sites, or at one site more than once per
+ * thread. Only then must __syncthreads order storage memory (storageBarrier()).
+ */
+function needsStorageBarrier(r: ArrRef): boolean {
+  return r.space === 'storage' && r.written && (r.loadSites > 0 || r.storeSites > 1 || r.storeRepeats);
+}
 
 /** Entry point of every generated shader. */
 export const WGSL_ENTRY_POINT = 'main';
@@ -27,7 +39,14 @@ export class KernelGen extends ArrayHelpers {
   uniformVars = new Set<Decl>();
   exitMode = false;
   hasCollectives = false;
-  writesStorage = false;
+  /**
+   * Whether __syncthreads must also order storage (global) memory: CUDA's barrier makes a
+   * thread's global writes visible to the block, but WGSL's workgroupBarrier() orders only
+   * workgroup memory, so storageBarrier() joins it where threads may communicate through a
+   * storage array (usage.ts's rule in needsStorageBarrier). It is left out where they cannot:
+   * on a GPU it costs as much as the rest of a tree reduction.
+   */
+  storageBarrier = false;
   private tempCount = 0;
 
   constructor(readonly fe: FrontEndAnalysis, readonly fn: FunctionInfo, checked: boolean) { super(checked); }
@@ -51,7 +70,7 @@ export class KernelGen extends ArrayHelpers {
       this.kernelArrays.set(d, {
         decl: d, name: a.space === 'global' ? `a_${d.name}` : a.space === 'local' ? `l_${d.outName}` : `w_${d.outName}`, elem: a.elem,
         space: a.space === 'global' ? 'storage' : a.space === 'local' ? 'private' : 'workgroup',
-        id: a.id, read: false, written: false, atomic: false, dynamic: a.dynamic, count: a.count,
+        id: a.id, read: false, written: false, atomic: false, loadSites: 0, storeSites: 0, storeRepeats: false, dynamic: a.dynamic, count: a.count,
       });
     }
     const dyn = [...this.kernelArrays.values()].filter((r) => r.dynamic);
@@ -66,7 +85,7 @@ export class KernelGen extends ArrayHelpers {
     this.scanUsage(kctx, [fn.name]);
     this.hasCollectives = hasCollective(fn, fn.node.body);
     this.exitMode = this.hasCollectives && containsReturn(fn.node.body);
-    this.writesStorage = [...this.kernelArrays.values()].some((r) => r.space === 'storage' && (r.written || r.atomic));
+    this.storageBarrier = [...this.kernelArrays.values()].some(needsStorageBarrier);
     this.uniformVars = findUniformVars(this, fn);
     const em = new Emitter(this, kctx);
     const body = em.kernelBody();
@@ -89,22 +108,30 @@ export class KernelGen extends ArrayHelpers {
   /** Which arrays are read, written and atomically accessed (through device functions too); which device functions are needed. */
   private scanUsage(ctx: FnCtx, stack: string[]): void {
     const arrayOf = (n: AstNode): ArrRef | undefined => (n?.kind === NK.Identifier ? ctx.arrays.get(ctx.fn.refs.get(n)!) : undefined);
-    walk(ctx.fn.node.body, (n) => {
-      if (n.kind === NK.ElementAccess) { const r = arrayOf(n.expression); if (r) r.read = true; }
-      if (n.kind === NK.Binary && isAssignOp(operatorOf(n)) && n.left.kind === NK.ElementAccess) {
-        const r = arrayOf(n.left.expression); if (r) r.written = true;
+    const storeTargets = new Set<AstNode>();   // `a[i]` of a plain `a[i] = v`: written, not read
+    const store = (r: ArrRef, inLoop: boolean): void => { r.written = true; r.storeSites++; if (inLoop || !ctx.kernel) r.storeRepeats = true; };
+    const visit = (n: AstNode, inLoop: boolean): void => walk(n, (c) => {
+      if (c !== n && LOOPS.has(c.kind)) { visit(c, true); return false; }
+      if (c.kind === NK.ElementAccess) {
+        const r = arrayOf(c.expression);
+        if (r) { r.read = true; if (!storeTargets.has(c)) r.loadSites++; }
       }
-      if ((n.kind === NK.UnaryPrefix || n.kind === NK.UnaryPostfix) && /^(\+\+|--)$/.test(operatorOf(n)) && n.operand.kind === NK.ElementAccess) {
-        const r = arrayOf(n.operand.expression); if (r) r.written = true;
+      if (c.kind === NK.Binary && isAssignOp(operatorOf(c)) && c.left.kind === NK.ElementAccess) {
+        const r = arrayOf(c.left.expression);
+        if (r) { store(r, inLoop); if (operatorOf(c) === '=') storeTargets.add(c.left); }
       }
-      if (n.kind === NK.Call && n.expression.kind === NK.Identifier && !ctx.fn.refs.has(n.expression)) {
-        const name = n.expression.text as string;
-        if (name in ATOMICS) { const r = arrayOf(n.args[0]); if (r) { r.atomic = true; r.written = true; } }
+      if ((c.kind === NK.UnaryPrefix || c.kind === NK.UnaryPostfix) && /^(\+\+|--)$/.test(operatorOf(c)) && c.operand.kind === NK.ElementAccess) {
+        const r = arrayOf(c.operand.expression); if (r) store(r, inLoop);
+      }
+      if (c.kind === NK.Call && c.expression.kind === NK.Identifier && !ctx.fn.refs.has(c.expression)) {
+        const name = c.expression.text as string;
+        if (name in ATOMICS) { const r = arrayOf(c.args[0]); if (r) { r.atomic = true; r.loadSites++; store(r, inLoop); } }
         const target = this.fe.functions.find((f) => f.name === name && !f.exported);
-        if (target) this.specialize(ctx, target, n, stack);
+        if (target) this.specialize(ctx, target, c, stack);
       }
       return undefined;
     });
+    visit(ctx.fn.node.body, false);
   }
 
   /** The device function `target` with the caller's arrays bound to its array parameters (WGSL cannot pass storage arrays). */
@@ -155,9 +182,13 @@ export class KernelGen extends ArrayHelpers {
       // A __local__ array: WGSL's private address space is one per invocation, as CUDA's local memory is one per thread.
       if (r.space === 'private') lines.push(`var<private> ${r.name}: array<${workgroupElem(r)}, ${r.count}>;`);
     }
-    lines.push(...this.workgroupVars.values(), ...this.consts.values(), TRAP_FN, ...this.helpers.values(), ...specTexts);
-    lines.push(`@compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z)
-fn ${WGSL_ENTRY_POINT}(@builtin(local_invocation_id) sx_l: vec3u, @builtin(local_invocation_index) sx_li: u32, @builtin(workgroup_id) sx_w: vec3u) {
+    // The trap record names the array's length: sx_trapLen(array id).
+    const lengths = [...this.kernelArrays.values()].map((r) => `    case ${r.id}u: { return ${this.lengthOf(r)}; }`);
+    const lengthFn = `  switch what {\n${lengths.join('\n')}${lengths.length ? '\n' : ''}    default: { return 0u; }\n  }`;
+    lines.push(...this.workgroupVars.values(), ...this.consts.values(), trapFns(lengthFn), ...this.helpers.values(), ...specTexts);
+    // The kernel's body is a function of its own, so that every way out of it (a `return`
+    // included) passes through the entry point's sx_flush of the trap record.
+    lines.push(`fn sx_main(sx_l: vec3u, sx_li: u32, sx_w: vec3u) {
   sx_tid = vec3<i32>(sx_l);
   sx_lin = sx_li;
   let sx_bid = vec3<i32>(i32(sx_w.x + launch.blockOffset), i32(sx_w.y), i32(sx_w.z));
@@ -166,6 +197,11 @@ fn ${WGSL_ENTRY_POINT}(@builtin(local_invocation_id) sx_l: vec3u, @builtin(local
   sx_nan = bitcast<f32>(0x7fc00000u | (sx_li & 0u));
 ${this.exitMode ? '  var sx_exited = false;\n' : ''}${em.topDecls.map((l) => '  ' + l).join('\n')}
 ${body}
+}
+@compute @workgroup_size(BLOCK_X, BLOCK_Y, BLOCK_Z)
+fn ${WGSL_ENTRY_POINT}(@builtin(local_invocation_id) sx_l: vec3u, @builtin(local_invocation_index) sx_li: u32, @builtin(workgroup_id) sx_w: vec3u) {
+  sx_main(sx_l, sx_li, sx_w);
+  sx_flush();
 }`);
     return lines.join('\n') + '\n';
   }

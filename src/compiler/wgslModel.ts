@@ -21,6 +21,12 @@ export interface ArrRef {
   read: boolean;
   written: boolean;
   atomic: boolean;
+  /** Sites that read an element (atomics included; a plain `a[i] = v` target is not a read). */
+  loadSites: number;
+  /** Sites that write an element (atomics included). */
+  storeSites: number;
+  /** A write site inside a loop or a device function (one site may then write more than once per thread). */
+  storeRepeats: boolean;
   dynamic: boolean;
   count: number;
 }

@@ -19,17 +19,40 @@ var<private> sx_nan: f32;
 override sx_nthreads: u32 = BLOCK_X * BLOCK_Y * BLOCK_Z;`;
 
 /**
- * The first trap of a launch wins the record; the invocation goes on with a clamped index
- * (reads) or without the store (writes), so nothing outside an array is touched.
+ * A trap is noted in private variables (the invocation's first only) and written to the record
+ * once, when the invocation ends (sx_flush, called after the kernel's body). A bounds check is
+ * branch-free (sx_trapIf: selects, and a read clamped to index 0), so a GPU compiler can issue
+ * the loads of an unrolled loop ahead of the checks; a check with a branch to atomics on the
+ * record kept vecMax at its speed without unrolling (H100, 16M f32, grid 1024 x 256: 0.0607 ms
+ * with branches, 0.0364 ms branch-free, 0.0349 ms unchecked). The first invocation to flush wins
+ * the record; a trapped invocation goes on with a clamped index (reads) or without the store
+ * (writes), so nothing outside an array is touched. The note packs kind, signedness and array
+ * (or the divergent construct's site) in one word: kind | signed << 7 | what << 8; `lengths` is
+ * the body of sx_trapLen(what), the length of each array (the record names it).
  */
-export const TRAP_FN = `fn sx_trap(kind: u32, what: u32, index: u32, signed: u32, len: u32, site: u32) {
-  if (atomicAdd(&sx_err[0], 1u) == 0u) {
-    atomicStore(&sx_err[1], kind); atomicStore(&sx_err[2], what); atomicStore(&sx_err[3], index);
-    atomicStore(&sx_err[4], signed); atomicStore(&sx_err[5], len); atomicStore(&sx_err[6], site);
+export function trapFns(lengths: string): string {
+  return `var<private> sx_tcode: u32;
+var<private> sx_tindex: u32;
+var<private> sx_tsite: u32;
+fn sx_trapIf(bad: bool, kind: u32, what: u32, index: u32, signed: u32, site: u32) {
+  let first = bad & (sx_tcode == 0u);
+  sx_tcode = select(sx_tcode, kind | (signed << 7u) | (what << 8u), first);
+  sx_tindex = select(sx_tindex, index, first);
+  sx_tsite = select(sx_tsite, site, first);
+}
+fn sx_trapLen(what: u32) -> u32 {
+${lengths}
+}
+fn sx_flush() {
+  if (sx_tcode != 0u && atomicAdd(&sx_err[0], 1u) == 0u) {
+    let what = sx_tcode >> 8u;
+    atomicStore(&sx_err[1], sx_tcode & 127u); atomicStore(&sx_err[2], what); atomicStore(&sx_err[3], sx_tindex);
+    atomicStore(&sx_err[4], (sx_tcode >> 7u) & 1u); atomicStore(&sx_err[5], select(0u, sx_trapLen(what), (sx_tcode & 127u) == ${TRAP_OUT_OF_BOUNDS}u)); atomicStore(&sx_err[6], sx_tsite);
     atomicStore(&sx_err[7], sx_lin); atomicStore(&sx_err[8], u32(sx_gbid.x)); atomicStore(&sx_err[9], u32(sx_gbid.y));
     atomicStore(&sx_err[10], u32(sx_gbid.z));
   }
 }`;
+}
 
 /** CUDA's __activemask() in a block without exited threads: the lanes of the warp that exist. */
 export const ACTIVE_LANES_FN = `fn sx_activeLanes() -> u32 {

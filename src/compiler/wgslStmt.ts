@@ -8,6 +8,7 @@ import { reprOf, zero } from './wgslTypes.js';
 import { paren } from './wgslModel.js';
 import { containsReturn, listOf } from './wgslUniformity.js';
 import { ExprEmitter } from './wgslExpr.js';
+import { type StridedLoop, UNROLL, stridedLoop } from './wgslUnroll.js';
 
 /** Per-thread statements; the block level (barriers, warp operations) is the subclass's. */
 export abstract class StmtEmitter extends ExprEmitter {
@@ -96,6 +97,11 @@ export abstract class StmtEmitter extends ExprEmitter {
         out.push(`${ind}{`);
         const i2 = ind + '  ', i3 = ind + '    ';
         if (s.kind === NK.For && s.initializer) this.stmt(s.initializer, i2, out);
+        const strided = s.kind === NK.Do ? undefined : stridedLoop(this.fn, s, (d) => d.node ? reprOf(this.declType(d, d.node)) === 'i32' : false);
+        // Only an i32 comparison and step: the unrolled trips compute the iterations left in i32.
+        if (strided && this.opType(strided.counter, strided.end) === 'i32' && (this.litKind(strided.stride) === 'int' || this.ty(strided.stride) === 'i32')) {
+          this.unrolledTrips(strided, i2, out);
+        }
         out.push(`${i2}loop {`);
         if (s.kind !== NK.Do && s.condition) {
           const c = this.expr(s.condition, 'bool');
@@ -137,6 +143,36 @@ export abstract class StmtEmitter extends ExprEmitter {
       }
       default: this.fail(s, 'this statement has no WGSL form');
     }
+  }
+
+  /**
+   * The trips of a strided loop (wgslUnroll.ts) that have UNROLL iterations left, each as UNROLL
+   * copies of the body; the loop as written runs the rest. A copy whose body may `continue` is
+   * a one-trip loop of its own, so that `continue` ends that copy.
+   */
+  private unrolledTrips(l: StridedLoop, ind: string, out: string[]): void {
+    const end = this.expr(l.end, 'i32'), stride = this.expr(l.stride, 'i32');
+    this.flushPre(ind, out);
+    const e = this.g.temp(), st = this.g.temp(), i = `u_${l.decl.outName}`;
+    const i2 = ind + '  ', i3 = ind + '    ', i4 = ind + '      ';
+    // A step past 2^29 could overflow (UNROLL - 1) * step: such loops take the loop as written.
+    out.push(`${ind}let ${e} = ${end};`, `${ind}let ${st} = ${stride};`, `${ind}if (${st} > 0i && ${st} <= 0x1fffffffi) {`, `${i2}loop {`,
+      `${i3}if (!(${i} < ${e} && ${e} - ${i} > ${UNROLL - 1}i * ${st})) { break; }`);
+    this.threadLoops++;
+    for (let k = 0; k < UNROLL; k++) {
+      if (l.continues) {
+        out.push(`${i3}loop {`);
+        this.stmtList(l.body, i4, out, false);
+        out.push(`${i4}continuing { break if true; }`, `${i3}}`);
+      } else {
+        out.push(`${i3}{`);
+        this.stmtList(l.body, i4, out, false);
+        out.push(`${i3}}`);
+      }
+      out.push(`${i3}${i} = ${i} + ${st};`);
+    }
+    this.threadLoops--;
+    out.push(`${i2}}`, `${ind}}`);
   }
 
   protected abstract blockList(stmts: AstNode[], ind: string, out: string[]): void;

@@ -1,0 +1,99 @@
+// Strided loops unrolled in the generated WGSL. A GPU hides memory latency with loads in flight;
+// a grid-stride loop as written has one load per iteration and a loop-carried branch, and the
+// GPU's compiler does not unroll a loop whose trip count it cannot see. CUDA's compiler does
+// (4x), so the same kernel through Tint reached only 0.7x of CUDA's bandwidth. Measured on an H100
+// through Dawn (16M f32, vecMax): 0.0593 -> 0.0350 ms at grid 1024 x 256, against CUDA's 0.038.
+//
+// The loop `for (let i = I; i < E; i += S) body` (or `while (i < E) { body; i += S; }`), with E
+// and S the same on every iteration, runs as UNROLL copies of body per trip while at least UNROLL
+// iterations are left, then the loop as written for the rest: the same iterations in the same
+// order, so every result is the same.
+
+import { type AstNode, NK, operatorOf, walk } from './ast.js';
+import type { Decl, FunctionInfo } from './frontend.js';
+import { isAssignOp } from './wgslModel.js';
+import { listOf } from './wgslUniformity.js';
+
+/** Copies of the body per trip of an unrolled loop. */
+export const UNROLL = 4;
+
+/** A loop the emitter unrolls: its counter, bound, step and body. */
+export interface StridedLoop {
+  decl: Decl;
+  /** The counter as the condition names it (`i` of `i < E`). */
+  counter: AstNode;
+  end: AstNode;
+  stride: AstNode;
+  /** The body without the `i += S` of a while loop. */
+  body: AstNode[];
+  /** A `continue` leaves the body's copy (a for loop's body may continue; a while loop's may not). */
+  continues: boolean;
+}
+
+function unparen(e: AstNode): AstNode { while (e.kind === NK.Parenthesized) e = e.expression; return e; }
+
+/** The name an assignment or increment writes, if it is a plain name. */
+function assigned(x: AstNode): AstNode | undefined {
+  if (x.kind === NK.Binary && isAssignOp(operatorOf(x)) && x.left.kind === NK.Identifier) return x.left;
+  if ((x.kind === NK.UnaryPrefix || x.kind === NK.UnaryPostfix) && /^(\+\+|--)$/.test(operatorOf(x)) && x.operand.kind === NK.Identifier) return x.operand;
+  return undefined;
+}
+
+/**
+ * e is the same on every iteration of any loop: literals, kernel parameters (read-only), names
+ * declared outside the function (module constants, threadIdx, blockDim, …) and locals the
+ * function never assigns after their declaration; no calls and no element reads.
+ */
+function invariant(fn: FunctionInfo, e: AstNode): boolean {
+  let ok = true;
+  walk(e, (x) => {
+    if (x.kind === NK.Call || x.kind === NK.ElementAccess) ok = false;
+    if (x.kind === NK.Identifier) {
+      const d = fn.refs.get(x);
+      if (d && !d.param && (d.array || !d.node?.initializer || assignedInFunction(fn, d))) ok = false;
+    }
+    return ok ? undefined : false;
+  });
+  return ok;
+}
+
+function assignedInFunction(fn: FunctionInfo, d: Decl): boolean {
+  let found = false;
+  walk(fn.node.body, (x) => { const t = assigned(x); if (t && fn.refs.get(t) === d) found = true; });
+  return found;
+}
+
+/** s as a StridedLoop, or undefined when it is not one (or unrolling it could change what it does). */
+export function stridedLoop(fn: FunctionInfo, s: AstNode, isI32: (d: Decl) => boolean): StridedLoop | undefined {
+  let decl: Decl | undefined, stride: AstNode | undefined, body: AstNode[];
+  const strideOf = (e: AstNode | null): AstNode | undefined =>
+    e && e.kind === NK.Binary && operatorOf(e) === '+=' && e.left.kind === NK.Identifier && fn.refs.get(e.left) === decl ? e.right : undefined;
+  if (!s.condition) return undefined;
+  const c = unparen(s.condition);
+  if (c.kind !== NK.Binary || operatorOf(c) !== '<' || c.left.kind !== NK.Identifier) return undefined;
+  decl = fn.refs.get(c.left);
+  if (!decl || decl.array || decl.param || !isI32(decl)) return undefined;
+  if (s.kind === NK.For) {
+    stride = strideOf(s.incrementor);
+    body = listOf(s.body);
+  } else if (s.kind === NK.While) {
+    const stmts = listOf(s.body);
+    const last = stmts[stmts.length - 1];
+    if (!last || last.kind !== NK.Expression) return undefined;
+    stride = strideOf(last.expression);
+    body = stmts.slice(0, -1);
+  } else return undefined;
+  if (!stride || !invariant(fn, c.right) || !invariant(fn, stride)) return undefined;
+  // The body may not move i, leave the loop (break, return) or, in a while loop, skip the step.
+  let ok = true, continues = false;
+  const scan = (n: AstNode, depth: number): void => walk(n, (x) => {
+    if (x !== n && (x.kind === NK.For || x.kind === NK.While || x.kind === NK.Do)) { scan(x, depth + 1); return false; }
+    if (x.kind === NK.Return || (x.kind === NK.Break && depth === 0)) ok = false;
+    if (x.kind === NK.Continue && depth === 0) { if (s.kind === NK.While) ok = false; else continues = true; }
+    const t = assigned(x);
+    if (t && fn.refs.get(t) === decl) ok = false;
+    return undefined;
+  });
+  for (const b of body) scan(b, 0);
+  return ok ? { decl, counter: c.left as AstNode, end: c.right as AstNode, stride, body, continues } : undefined;
+}
