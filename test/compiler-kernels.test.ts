@@ -253,6 +253,20 @@ for (const b of BACKENDS) {
       });
     }
 
+    // A step below blockDim.x (threads' iterations overlap), with enough iterations per thread for
+    // the interchanged form: each thread runs exactly its own iterations (the step's end once cut
+    // short the threads with threadIdx.x >= step).
+    for (const [n, grid, block, step] of [[5000, 1, 64, 7], [3000, 2, 128, 1], [20000, 1, 256, 100], [777, 3, 32, 33], [100, 1, 32, 5]] as const) {
+      it(`a strided loop whose step (${step}) is below blockDim.x: n=${n}, grid=${grid}, block=${block}`, async () => {
+        const a = ints(n, n + step);
+        const A = await be.dev.upload('i32', a);
+        const O = be.dev.alloc('i32', grid * block);
+        await run('overlappingStride', grid, block, [A, O, n, step]);
+        const ref = Array.from({ length: grid * block }, (_, t) => { let s = 0; for (let i = t; i < n; i += step) if (a[i]! >= 0) s += a[i]!; return s; });
+        expect(Array.from(await O.read())).toEqual(ref);
+      });
+    }
+
     it('a grid-stride loop running past an array traps', async () => {
       const A = await be.dev.upload('i32', ints(100, 2));
       const O = be.dev.alloc('i32', 60);
@@ -399,8 +413,8 @@ export function kept(a: f32[], out: i32[], n: i32): void {
     const fast = (k: string): string => block.slice(block.indexOf(`export function __fast_${k}(`)).split('\n}\n')[0]!;
     // Both loops of `forms`: the launch picks the interchanged form when either has more iterations per thread than one step holds.
     expect(fast('forms')).toMatch(/^ {2}if \(<i64>\(n\) - <i64>\(__bix \* __bdx\) > <i64>\(\(?__bdx \* __gdx\)?\) \* <i64>\(max\(2, 4096 \/ \(__bdx \* __bdy \* __bdz\)\)\) \|\| <i64>\(n\) - /m);
-    expect(block.match(/for \(let i: i32 = __u\d+ \+ __tx; i < __u\d+; i \+= __u\d+\) \{/g)).toHaveLength(2); // forms and lets
-    expect(block.match(/for \(let k: i32 = __u\d+ \+ __tx; k < __u\d+; k \+= __u\d+\) \{/g)).toHaveLength(1);
+    expect(block.match(/const __iEnd = <i32>min<i64>\(<i64>__u\d+, <i64>__u\d+ \+ <i64>__tx\); for \(let i: i32 = __u\d+ \+ __tx; i < __iEnd; i \+= __u\d+\) \{/g)).toHaveLength(2); // forms and lets
+    expect(block.match(/for \(let k: i32 = __u\d+ \+ __tx; k < __iEnd; k \+= __u\d+\) \{/g)).toHaveLength(1);
     // An index read after its loop, a break, an index not threadIdx.x-based: left per thread.
     expect(fast('kept')).not.toMatch(/>= <i64>/);
     expect(block).not.toMatch(/__kept_gs_r/);

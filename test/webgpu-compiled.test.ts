@@ -393,6 +393,21 @@ export function writeOnceAfterTree(a: f32[], b: f32[]): void {
   __syncthreads();
   if (threadIdx.x == 0) { let m: f32 = 0; for (let k = 0; k < 64; k++) m += s[k]; b[blockIdx.x] = m; }
 }
+export function stridedSum(a: i32[], out: i32[], n: i32, step: i32): void {
+  const t = blockIdx.x * blockDim.x + threadIdx.x;
+  let s = 0;
+  for (let i = t; i < n; i += step) {
+    if (a[i] < 0) continue;
+    s += a[i];
+  }
+  out[t] = s;
+}
+export function stridedMax(a: i32[], out: i32[], n: i32): void {
+  let i = blockIdx.x * blockDim.x + threadIdx.x;
+  let m = -1000000;
+  while (i < n) { m = max(m, a[i]); i += blockDim.x * gridDim.x; }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = m;
+}
 `;
 describe('__syncthreads and storage memory on webgpu', () => {
   let mod: KernelModule;
@@ -431,5 +446,103 @@ describe('__syncthreads and storage memory on webgpu', () => {
     const r = await same(() => mod, 'writeOnceAfterTree', 5, 64, [{ dtype: 'f32', data: a }, { dtype: 'f32', data: new Float32Array(5) }]);
     const want = Array.from({ length: 5 }, (_, b) => a.subarray(b * 64, b * 64 + 64).reduce((x, y) => x + y, 0));
     expect(Array.from(r.webgpu[1]!)).toEqual(want);
+  });
+});
+
+// Strided loops (grid-stride and the like) run unrolled 4x in the WGSL, then as written for the
+// iterations left (src/compiler/wgslUnroll.ts): the same iterations in the same order.
+describe('unrolled strided loops on webgpu, against wasm', () => {
+  let mod: KernelModule;
+  beforeAll(async () => {
+    mod = await compileKernels([{ path: 'test/strided.ts', source: BARRIER_SOURCE }], { cacheDir: false });
+    await wasm.load(mod);
+    await gpu.load(mod);
+  });
+
+  it('a for loop with continue and a while loop are unrolled; a loop whose bound changes is not', () => {
+    const sum = mod.meta.wgsl!.stridedSum!.source!;
+    expect(sum).toMatch(/> 3i \* sx_t\d+\)\) \{ break; \}/);
+    expect(sum.match(/^ *loop \{\n(?:.*\n)*? *break;\n *\}$/gm)).not.toBeNull();   // each copy is a one-trip loop
+    expect(sum.match(/\bcontinue;/g)).toHaveLength(1);   // the loop as written; the copies' continues are breaks
+    expect(mod.meta.wgsl!.stridedMax!.source!).toMatch(/> 3i \* sx_t\d+\)\) \{ break; \}/);
+    expect(mod.meta.wgsl!.lastWriterWins!.source!).not.toMatch(/3i \*/);   // r++ is not a strided step
+  });
+
+  const data = (n: number, seed: number) => ints(Math.max(n, 1), seed, -20, 100);
+  for (const [n, step] of [[0, 1], [1, 1], [7, 3], [1000, 7], [4099, 64], [4096, 1024], [5000, 0x20000000]] as const) {
+    it(`stridedSum, n = ${n}, step = ${step} (negatives skipped by continue)`, async () => {
+      const a = data(n, n + step);
+      const threads = 64;
+      const r = await same(() => mod, 'stridedSum', 1, threads, [{ dtype: 'i32', data: a }, { dtype: 'i32', data: new Int32Array(threads) }, n, step]);
+      const want = Array.from({ length: threads }, (_, t) => { let s = 0; for (let i = t; i < n; i += step) if (a[i]! >= 0) s += a[i]!; return s; });
+      expect(Array.from(r.webgpu[1]!)).toEqual(want);
+    });
+  }
+
+  for (const n of [0, 5, 255, 256 * 3 + 17, 100_003]) {
+    it(`stridedMax (grid-stride while loop), n = ${n}`, async () => {
+      const a = data(n, 7 * n + 1);
+      const grid = 3, block = 128;
+      const r = await same(() => mod, 'stridedMax', grid, block, [{ dtype: 'i32', data: a }, { dtype: 'i32', data: new Int32Array(grid * block) }, n]);
+      const want = Array.from({ length: grid * block }, (_, t) => { let m = -1000000; for (let i = t; i < n; i += grid * block) m = Math.max(m, a[i]!); return m; });
+      expect(Array.from(r.webgpu[1]!)).toEqual(want);
+    });
+  }
+
+  it('an index past the end inside an unrolled trip: the KernelError wasm throws', async () => {
+    const messages: string[] = [];
+    for (const dev of [wasm, gpu]) {
+      const a = await dev.upload('i32', data(40, 3).map(Math.abs));
+      const o = dev.alloc('i32', 1);
+      const p = dev.launch(mod.kernels.stridedSum!, { grid: 1, block: 1 }, [a, o, 41, 1] as never);
+      await expect(p).rejects.toThrow(KernelError);
+      messages.push(await p.catch((e: Error) => e.message) as string);
+      a.free(); o.free();
+    }
+    expect(messages[1]).toMatch(/index 40 is out of bounds of 'a' \(length 40\) in thread \(0, 0, 0\) at test\/strided\.ts:\d+:\d+$/);
+    expect(messages[1]).toBe(messages[0]);
+  });
+});
+
+// Launches are ordered by submission (as CUDA's stream is): the next is submitted while the
+// previous runs; each launch's promise settles when it has run and its own trap record is read.
+describe('launches in flight on webgpu', () => {
+  it('80 dependent launches issued without awaiting run in order (each adds alpha·x to y)', async () => {
+    const n = 1000;
+    const x = await gpu.upload('f32', new Float32Array(n).fill(1));
+    const y = await gpu.upload('f32', new Float32Array(n));
+    const launches = Array.from({ length: 80 }, (_, k) => gpu.launch(language.kernels.axpy!, { grid: 2, block: 64 }, [k % 2 === 0 ? 1 : 2, x, y, n] as never));
+    const got = await y.read();   // queued after the launches: sees all of them
+    expect(Array.from(new Set(got))).toEqual([40 * 1 + 40 * 2]);
+    const stats = await Promise.all(launches);
+    expect(stats.every((s) => s.kernel === 'axpy' && s.elapsedMs >= 0)).toBe(true);
+    x.free(); y.free();
+  });
+
+  it('a trap in one of several launches in flight rejects that launch only, with its own record', async () => {
+    const a = await gpu.upload('i32', ints(50, 9));
+    const o = gpu.alloc('i32', 64);
+    const ns = [10, 20, 51, 30, 64, 40];   // 51 and 64 read past a's 50 elements
+    const results = await Promise.allSettled(ns.map((n) => gpu.launch(language.kernels.gridStrideCopy!, { grid: 2, block: 32 }, [a, o, n] as never)));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/index 50 is out of bounds of 'a' \(length 50\)/);
+    expect(String((results[4] as PromiseRejectedResult).reason)).toMatch(/index (5\d|6[0-3]) is out of bounds of 'a' \(length 50\)/);
+    // The last launch (n = 40) ran clean after the traps: its outputs are right.
+    const got = Array.from(await o.read()).slice(0, 40);
+    expect(got).toEqual(Array.from(await a.read()).slice(0, 40).map((v) => v * 2 + 1));
+    a.free(); o.free();
+  });
+
+  it('synchronize() returns once every launch in flight has settled', async () => {
+    const n = 4096;
+    const x = await gpu.upload('f32', new Float32Array(n).fill(1));
+    const y = await gpu.upload('f32', new Float32Array(n));
+    let settled = 0;
+    for (let k = 0; k < 30; k++) void gpu.launch(language.kernels.axpy!, { grid: 4, block: 64 }, [1, x, y, n] as never).then(() => { settled++; });
+    await gpu.synchronize();
+    await Promise.resolve();
+    expect(settled).toBe(30);
+    expect((await y.read())[n - 1]).toBe(30);
+    x.free(); y.free();
   });
 });

@@ -1453,7 +1453,7 @@ class KernelCompiler {
    * iterations per thread the block's loops no longer stream through memory. The interchanged
    * form (this compiler with `interchange`) strip-mines it: a block-level loop over
    * `base = U, U + K·S, …` whose step runs, for every thread, the K iterations
-   * `i = base + threadIdx.x, + S, …` below min(N, base + K·S) (K = STRIDE_STEPS), so a step
+   * `i = base + threadIdx.x, + S, …` below min(N, base + threadIdx.x + K·S) (K = STRIDE_STEPS), so a step
    * touches K·blockDim elements that stay in cache while the block's threads pass over them,
    * as a GPU's warps stream through memory. Legal because the body holds no barrier: CUDA
    * allows any order of a block's threads between barriers. Values the body carries from step
@@ -1482,8 +1482,15 @@ class KernelCompiler {
     const step: Item[] = [{ k: 'code', text: `${stepEnd} = <i32>min<i64>(<i64>${end}, <i64>${base} + <i64>${stride} * <i64>${steps});` }];
     const body = this.region();
     const i = m.decl.outName;
-    body.wrap = { open: `for (let ${i}: i32 = ${base} + __tx; ${i} < ${stepEnd}; ${i} += ${stride}) {`, close: '}' };
-    body.strideBound = `${stepEnd} - ${base}`;
+    // A thread's iterations in this step are its next `steps` ones, i = base + tx + j·stride for
+    // j < steps: the bound is the thread's own (base + tx + steps·stride), not the step's end.
+    // With a stride below blockDim.x, the step's end cut short the threads whose tx ≥ stride
+    // and the next step started past the iterations they had left.
+    body.wrap = {
+      open: `{ const __iEnd = <i32>min<i64>(<i64>${end}, <i64>${stepEnd} + <i64>__tx); for (let ${i}: i32 = ${base} + __tx; ${i} < __iEnd; ${i} += ${stride}) {`,
+      close: '}}',
+    };
+    body.strideBound = `${end} - ${base}`;
     for (const b of m.body) body.parts.push({ node: b });
     this.cut(step);
     items.push({ k: 'loop', cond: { text: `${base} < ${end}` }, body: step, update: [{ k: 'code', text: `${base} = ${stepEnd};` }], condFirst: true });

@@ -12,6 +12,8 @@ import { type StridedLoop, UNROLL, stridedLoop } from './wgslUnroll.js';
 
 /** Per-thread statements; the block level (barriers, warp operations) is the subclass's. */
 export abstract class StmtEmitter extends ExprEmitter {
+  /** Printing a copy of an unrolled body (unrolledTrips): its own `continue` ends the copy. */
+  private continueEndsCopy = false;
   // --- functions ----------------------------------------------------------------------------
 
   kernelBody(): string {
@@ -109,7 +111,10 @@ export abstract class StmtEmitter extends ExprEmitter {
           out.push(`${i3}if (!${paren(c)}) { break; }`);
         }
         this.threadLoops++;
+        const exits = this.continueEndsCopy;
+        this.continueEndsCopy = false;
         this.stmtList(listOf(s.body), i3, out, false);
+        this.continueEndsCopy = exits;
         this.threadLoops--;
         const cont: string[] = [];
         if (s.kind === NK.For && s.incrementor) {
@@ -127,7 +132,7 @@ export abstract class StmtEmitter extends ExprEmitter {
         return;
       }
       case NK.Break: out.push(`${ind}break;`); return;
-      case NK.Continue: out.push(`${ind}continue;`); return;
+      case NK.Continue: out.push(`${ind}${this.continueEndsCopy ? 'break' : 'continue'};`); return;
       case NK.Return: {
         if (!this.ctx.kernel) {
           if (!s.value) { out.push(`${ind}return;`); return; }
@@ -148,7 +153,8 @@ export abstract class StmtEmitter extends ExprEmitter {
   /**
    * The trips of a strided loop (wgslUnroll.ts) that have UNROLL iterations left, each as UNROLL
    * copies of the body; the loop as written runs the rest. A copy whose body may `continue` is
-   * a one-trip loop of its own, so that `continue` ends that copy.
+   * a one-trip loop of its own whose `break` is the body's `continue` (a `continuing { break
+   * if true; }` instead gave wrong sums on SwiftShader).
    */
   private unrolledTrips(l: StridedLoop, ind: string, out: string[]): void {
     const end = this.expr(l.end, 'i32'), stride = this.expr(l.stride, 'i32');
@@ -162,8 +168,10 @@ export abstract class StmtEmitter extends ExprEmitter {
     for (let k = 0; k < UNROLL; k++) {
       if (l.continues) {
         out.push(`${i3}loop {`);
+        this.continueEndsCopy = true;
         this.stmtList(l.body, i4, out, false);
-        out.push(`${i4}continuing { break if true; }`, `${i3}}`);
+        this.continueEndsCopy = false;
+        out.push(`${i4}break;`, `${i3}}`);
       } else {
         out.push(`${i3}{`);
         this.stmtList(l.body, i4, out, false);

@@ -22,9 +22,10 @@ import type { DeviceArray } from '../memory/deviceArray.js';
 import { DeviceArrayBase } from '../memory/deviceArrayBase.js';
 import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpuContext } from './gpu.js';
 import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
-import { LaunchValidationError, WebGpuRuntime } from './runtime.js';
+import { type DispatchResult, LaunchValidationError, WebGpuRuntime } from './runtime.js';
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
 import { trapMessage, TRAP_RECORD_BYTES } from './trapRecord.js';
+import { TrapReadbacks } from './trapReadbacks.js';
 
 export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
   /**
@@ -101,10 +102,12 @@ export class WebGpuDevice implements GpuDevice {
   private lostReason: string | undefined;
   /** Loaded kernel modules by id. */
   private readonly modules = new Map<string, KernelModuleMeta>();
-  /** The trap record generated kernels write (zero between launches). */
+  /** The trap record generated kernels write (zero between launches: each launch's command buffer clears it). */
   private trapBuffer: WebGpuBuffer | undefined;
-  /** Its mapped-read copy, written by each generated launch's command buffer. */
-  private trapReadback: WebGpuBuffer | undefined;
+  /** Where each generated launch's command buffer copies the trap record, mapped for many launches at once. */
+  private readonly trapReadbacks: TrapReadbacks;
+  /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean) {
     this.context = ctx;
@@ -112,6 +115,7 @@ export class WebGpuDevice implements GpuDevice {
     this.memoryBytes = memoryBytes;
     this.launchTimeoutMs = launchTimeoutMs;
     this.gpuTiming = gpuTiming;
+    this.trapReadbacks = new TrapReadbacks(ctx.device);
     this.adapterInfo = ctx.adapterInfo;
     const lim = ctx.limits;
     this.sharedMemoryLimit = lim.maxComputeWorkgroupStorageSize;
@@ -196,6 +200,7 @@ export class WebGpuDevice implements GpuDevice {
 
   async synchronize(): Promise<void> {
     await this.tail.catch(() => undefined);
+    await Promise.allSettled([...this.inFlight]);
     if (!this.destroyed) await this.context.device.queue.onSubmittedWorkDone();
   }
 
@@ -220,7 +225,14 @@ export class WebGpuDevice implements GpuDevice {
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.enqueue(() => this.execute(prepared));
+    // Launches are ordered on the stream by their submission, not their completion (as CUDA's
+    // are): the next launch or transfer is submitted while this one runs, and this promise
+    // settles when it has run and its trap record has been read.
+    const submitted = this.enqueue(() => this.submit(prepared));
+    const done = submitted.then((s) => this.complete(prepared, s));
+    this.inFlight.add(done);
+    void done.then(() => this.inFlight.delete(done), () => this.inFlight.delete(done));
+    return done;
   }
 
   private prepare(kernel: Kernel, config: LaunchConfig, args: KernelArgs): Omit<PreparedLaunch, 'wgsl'> {
@@ -313,29 +325,36 @@ export class WebGpuDevice implements GpuDevice {
     return { buffers, scalars: Uint32Array.from(words), lengths };
   }
 
-  private async execute(l: Omit<PreparedLaunch, 'wgsl'>): Promise<LaunchStats> {
+  /** Encodes and submits one launch (in stream order); complete() waits for it. */
+  private async submit(l: Omit<PreparedLaunch, 'wgsl'>): Promise<SubmittedLaunch> {
     if (this.lostReason) throw new DeviceDestroyedError(this.lostReason);
     if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
     const wgsl = l.generated ? l.generated.wgsl.source! : await loadKernelWgsl(l.info);
     const t0 = performance.now();
-    let result;
+    const slot = l.generated ? this.trapReadbacks.reserve() : undefined;
+    let result: DispatchResult;
     try {
       result = await this.runtime.dispatch({
         wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
         buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
-        ...(l.generated ? { constants: l.generated.constants, errorBuffer: this.trapRecord(), errorReadback: this.trapReadbackBuffer() } : {}),
+        ...(slot ? { constants: l.generated!.constants, errorBuffer: this.trapRecord(), errorReadback: slot.buffer, errorReadbackOffset: slot.offset } : {}),
       });
     } catch (e) {
+      if (slot) this.trapReadbacks.release(slot);
       throw new LaunchConfigError(`kernel ${l.kernel.name}: ${(e as Error).message}`);
     }
-    // A generated kernel: the launch's end and its trap record come back in one map (runtime.ts).
-    const words = result.errorWords;
+    // An empty grid submits nothing: there is no record to wait for.
+    if (slot && result.dispatches === 0) { this.trapReadbacks.release(slot); return { result, t0 }; }
+    return { result, t0, ...(slot ? { words: this.trapReadbacks.submitted(slot) } : {}) };
+  }
+
+  /** Waits for a submitted launch to run, then checks its trap record (generated kernels). */
+  private async complete(l: Omit<PreparedLaunch, 'wgsl'>, s: SubmittedLaunch): Promise<LaunchStats> {
+    const { result, t0, words } = s;
     words?.catch(() => undefined); // a timeout leaves it behind: never an unhandled rejection
     try {
-      await waitFor(words ? words.then(() => undefined) : result.completed(), l.kernel.name, t0 + l.timeoutMs, l.signal);
+      await waitFor(words ? Promise.all([words, result.validated]).then(() => undefined) : result.completed(), l.kernel.name, t0 + l.timeoutMs, l.signal);
     } catch (e) {
-      // Timed out or aborted with the readback's map pending: the next launch takes a new one.
-      if (words && !(e instanceof LaunchValidationError)) this.dropTrapReadback();
       if (e instanceof LaunchValidationError) throw new LaunchConfigError(`kernel ${l.kernel.name}: ${e.message}`);
       throw e;
     }
@@ -360,24 +379,9 @@ export class WebGpuDevice implements GpuDevice {
     return this.trapBuffer;
   }
 
-  /** Where the trap record is copied at the end of each generated kernel's launch (mapped to read, unmapped between launches). */
-  private trapReadbackBuffer(): WebGpuBuffer {
-    this.trapReadback ??= this.context.device.createBuffer({
-      size: TRAP_RECORD_BYTES, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: 'simt-trap-readback',
-    });
-    return this.trapReadback;
-  }
-
-  private dropTrapReadback(): void {
-    this.trapReadback?.destroy(); // rejects its pending map, if any
-    this.trapReadback = undefined;
-  }
-
   /** The trap record as a generated kernel's launch left it: a trap is the KernelError wasm would throw. */
   private checkTrap(l: Omit<PreparedLaunch, 'wgsl'>, rec: Uint32Array): void {
     if (rec[0] === 0) return;
-    // Cleared before the next launch (queue order) so that it runs clean.
-    this.runtime.write(this.trapRecord(), 0, new Uint32Array(TRAP_RECORD_BYTES / 4));
     const t = trapMessage(rec, l.block, l.generated!.wgsl, l.generated!.meta.arrays);
     throw new KernelError(l.kernel.name, t.blockIdx, t.message);
   }
@@ -387,12 +391,16 @@ export class WebGpuDevice implements GpuDevice {
     if (this.destroyed) return;
     await this.synchronize().catch(() => undefined);
     this.destroyed = true;
+    this.trapReadbacks.destroy(new DeviceDestroyedError('the device was destroyed'));
     for (const a of this.live) a.markFreed();
     this.live.clear();
     this.usedBytes = 0;
     await this.context.destroy();
   }
 }
+
+/** A launch encoded and submitted: what complete() waits on. */
+interface SubmittedLaunch { result: DispatchResult; t0: number; words?: Promise<Uint32Array> }
 
 /** The declaration and the WGSL kernel's parameter list must agree (names, kinds, element types). */
 function checkDeclaration(kernel: Kernel, info: WgslKernelInfo): void {

@@ -69,6 +69,11 @@ export interface DispatchDescriptor {
   errorBuffer?: WebGpuBuffer;
   /** A MAP_READ buffer the error buffer is copied into after the pass (see `errorWords`); unmapped, not in use. */
   errorReadback?: WebGpuBuffer;
+  /**
+   * Where in errorReadback the record goes. With an offset the caller maps the readback itself
+   * (one map for many launches: trapReadbacks.ts) and no `errorWords` is made.
+   */
+  errorReadbackOffset?: number;
 }
 
 /** A launch's commands failed WebGPU validation (seen after submit, with the launch's completion). */
@@ -507,7 +512,12 @@ export class WebGpuRuntime {
       enc.copyBufferToBuffer(resolveBuf, 0, readBuf, 0, 16);
     }
     const readback = desc.errorBuffer && desc.errorReadback;
-    if (readback) enc.copyBufferToBuffer(desc.errorBuffer!, 0, readback, 0, readback.size);
+    if (readback) {
+      // The record goes to this launch's readback and is cleared in the same command buffer, so
+      // the next launch, which may be submitted before this one's readback is mapped, starts clean.
+      enc.copyBufferToBuffer(desc.errorBuffer!, 0, readback, desc.errorReadbackOffset ?? 0, desc.errorBuffer!.size);
+      enc.clearBuffer(desc.errorBuffer!);
+    }
     device.queue.submit([enc.finish()]);
     // Popped now, awaited beside the launch's completion: no extra round trip before the launch runs.
     const validated = device.popErrorScope().then((error) => {
@@ -526,7 +536,7 @@ export class WebGpuRuntime {
       dispatches: chunks, validated,
       completed: async () => { await Promise.all([device.queue.onSubmittedWorkDone(), validated]); },
     };
-    if (readback) {
+    if (readback && desc.errorReadbackOffset === undefined) {
       result.errorWords = (async () => {
         await Promise.all([readback.mapAsync(GPUMapMode.READ), validated]);
         const out = new Uint32Array(readback.getMappedRange().slice(0));

@@ -257,6 +257,21 @@ export function gridStrideCarry(a: i32[], out: i32[], n: i32): void {
   out[o] = sum; out[o + 1] = count; out[o + 2] = best; out[o + 3] = last;
 }
 
+/**
+ * A strided loop whose step is a parameter, below blockDim.x: the threads' iterations overlap
+ * (thread t and thread t + step both read a[t + step]). Interchanged, each thread must still
+ * run exactly its own iterations.
+ */
+export function overlappingStride(a: i32[], out: i32[], n: i32, step: i32): void {
+  const t = blockIdx.x * blockDim.x + threadIdx.x;
+  let s: i32 = 0;
+  for (let i = t; i < n; i += step) {
+    if (a[i] < 0) continue;
+    s += a[i];
+  }
+  out[t] = s;
+}
+
 /** A grid-stride loop a thread leaves by `return` (its output then says where). */
 export function gridStrideExit(a: i32[], out: i32[], n: i32, stop: i32): void {
   const g = blockIdx.x * blockDim.x + threadIdx.x;
