@@ -24,15 +24,6 @@ function describeDevice(d: GpuDevice): string {
   return d.backend === 'webgpu' ? (info?.description || `${info?.vendor} ${info?.architecture}`) : `${d.workers} workers`;
 }
 
-async function timeLaunches(name: string, device: GpuDevice, launch: () => Promise<LaunchStats>, quick: boolean) {
-  const gpu: number[] = [];
-  const { median: ms, samples } = await measure(`${name} ${device.backend}${device.backend === 'webgpu' ? '' : ` ${device.workers} workers`}`, async () => {
-    const st = await launch();
-    if (st.gpuTimeMs !== undefined) gpu.push(st.gpuTimeMs);
-  }, { iterations: quick ? 3 : 7, time: quick ? 100 : 500, warmup: 2 });
-  return { ms, samples, gpuMs: gpu.length > 0 ? median(gpu) : undefined };
-}
-
 /** The same two kernels in two forms: the hand-written twins, and compiled from examples/kernels. */
 interface KernelPair { vecMax: Kernel; countModules: Kernel }
 
@@ -51,14 +42,14 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
       ['', { vecMax, countModules }],
       ['Generic', { vecMax: vm.kernels.vecMax!, countModules: cm.kernels.countModules! }], // the user-kernels suite's names
     ];
-    for (const [suffix, k] of forms) out.push(...await kernelRecords(device, backend, where, n, k, suffix, ctx));
+    out.push(...await kernelRecords(device, backend, where, n, forms, ctx));
     if (backend === 'webgpu') {
       // What a launch costs with the device's defaults: the timestamp queries of the device
       // above (a query set resolved and mapped per launch) are not what users pay.
       const plain = await createDevice({ backend: 'webgpu' });
-      try { out.push(await launchOverhead(plain, backend, where, ctx)); } finally { await plain.destroy(); }
+      try { out.push(...await launchOverhead(plain, backend, where, ctx)); } finally { await plain.destroy(); }
     } else {
-      out.push(await launchOverhead(device, backend, where, ctx));
+      out.push(...await launchOverhead(device, backend, where, ctx));
     }
   } finally {
     await device.destroy();
@@ -67,12 +58,15 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
 }
 
 /**
- * vecMax and countModules of one form (records `vecMax${suffix}`, `countModules${suffix}`), same
- * data and shapes for both forms: vecMax on wasm with the library's grid-stride shape, on webgpu
- * over several grids (few large workgroups suit SwiftShader, a real GPU wants thousands of blocks
- * in flight); countModules on wasm with its grid-stride shape, on webgpu one thread per digi.
+ * vecMax and countModules in both forms (records `vecMax${suffix}`, `countModules${suffix}`), same
+ * data and shapes for both: vecMax on wasm with the library's grid-stride shape, on webgpu over
+ * several grids (few large workgroups suit SwiftShader, a real GPU wants thousands of blocks in
+ * flight); countModules on wasm with its grid-stride shape, on webgpu one thread per digi.
+ * The forms take turns, a few launches each, round after round: on an H100 every kernel's GPU
+ * time rose 2-4x after a few thousand launches in one process (both forms alike), so timing
+ * one form after the other measured the order, not the forms.
  */
-async function kernelRecords(device: GpuDevice, backend: BackendName, where: string, n: number, k: KernelPair, suffix: string, ctx: BenchContext): Promise<BenchRecord[]> {
+async function kernelRecords(device: GpuDevice, backend: BackendName, where: string, n: number, forms: [string, KernelPair][], ctx: BenchContext): Promise<BenchRecord[]> {
   const out: BenchRecord[] = [];
   const A = await device.upload('f32', randomF32(n, 1));
   const software = (device as { adapterInfo?: { isFallbackAdapter?: boolean } }).adapterInfo?.isFallbackAdapter === true;
@@ -80,11 +74,11 @@ async function kernelRecords(device: GpuDevice, backend: BackendName, where: str
   const shapes = backend === 'webgpu' ? grids.map((grid) => ({ grid, block: 256 })) : [gridStrideShape(device, n)];
   for (const s of shapes) {
     const B = device.alloc('f32', s.grid);
-    const t = await timeLaunches(`vecMax${suffix} grid ${s.grid}`, device, () => device.launch(k.vecMax, { grid: s.grid, block: s.block, sharedBytes: 4 * s.block }, [A, B, n] as never), ctx.quick);
-    out.push(record(`vecMax${suffix}`, `simt-${backend}`, n, t.ms, {
-      bytes: 4 * n, times: t.samples, workers: device.workers, device: where, grid: s.grid, block: s.block,
-      ...(t.gpuMs !== undefined ? { gpuMs: t.gpuMs, gpuGbps: (4 * n) / t.gpuMs / 1e6 } : {}),
-    }));
+    const t = await alternate(`vecMax grid ${s.grid}`, device, forms.map(([, k]) => () => device.launch(k.vecMax, { grid: s.grid, block: s.block, sharedBytes: 4 * s.block }, [A, B, n] as never)), ctx.quick);
+    forms.forEach(([suffix], f) => out.push(record(`vecMax${suffix}`, `simt-${backend}`, n, t[f]!.ms, {
+      bytes: 4 * n, times: t[f]!.samples, workers: device.workers, device: where, grid: s.grid, block: s.block,
+      ...(t[f]!.gpuMs !== undefined ? { gpuMs: t[f]!.gpuMs, gpuGbps: (4 * n) / t[f]!.gpuMs! / 1e6 } : {}),
+    })));
     B.free();
   }
   A.free();
@@ -92,20 +86,46 @@ async function kernelRecords(device: GpuDevice, backend: BackendName, where: str
   const ms = device.alloc('u32', PHASE1_NUMBER_OF_MODULES + 2);
   const cl = device.alloc('i32', n);
   const c = backend === 'webgpu' ? { grid: Math.ceil(n / 256), block: 256 } : gridStrideShape(device, n);
-  const t = await timeLaunches(`countModules${suffix}`, device, async () => {
+  const t = await alternate('countModules', device, forms.map(([, k]) => async () => {
     await ms.fill(0);
     return device.launch(k.countModules, { grid: c.grid, block: c.block }, [id, ms, cl, n, PHASE1_NUMBER_OF_MODULES] as never);
-  }, ctx.quick);
-  out.push(record(`countModules${suffix}`, `simt-${backend}`, n, t.ms, {
-    bytes: 6 * n, times: t.samples, workers: device.workers, device: where, grid: c.grid, block: c.block, modules: (await ms.read(0, 1))[0],
-    ...(t.gpuMs !== undefined ? { gpuMs: t.gpuMs, gpuGbps: (6 * n) / t.gpuMs / 1e6 } : {}),
-  }));
+  }), ctx.quick);
+  const modules = (await ms.read(0, 1))[0];
+  forms.forEach(([suffix], f) => out.push(record(`countModules${suffix}`, `simt-${backend}`, n, t[f]!.ms, {
+    bytes: 6 * n, times: t[f]!.samples, workers: device.workers, device: where, grid: c.grid, block: c.block, modules,
+    ...(t[f]!.gpuMs !== undefined ? { gpuMs: t[f]!.gpuMs, gpuGbps: (6 * n) / t[f]!.gpuMs! / 1e6 } : {}),
+  })));
   for (const a of [id, ms, cl]) a.free();
   return out;
 }
 
-/** Awaited launches of a small compiled kernel, one after another: what each launch costs the host (a device with default options). */
-async function launchOverhead(device: GpuDevice, backend: BackendName, where: string, ctx: BenchContext): Promise<BenchRecord> {
+/** Launches of several forms in turns (two warm-up launches each, then rounds of a few each): wall and GPU time per form. */
+async function alternate(name: string, device: GpuDevice, launches: (() => Promise<LaunchStats>)[], quick: boolean) {
+  const rounds = quick ? 2 : 6, per = quick ? 3 : 8;
+  const wall = launches.map(() => [] as number[]), gpu = launches.map(() => [] as number[]);
+  await measure(`${name} ${device.backend}${device.backend === 'webgpu' ? '' : ` ${device.workers} workers`}`, async () => {
+    for (const l of launches) { await l(); await l(); }
+    for (let r = 0; r < rounds; r++) {
+      for (const [f, l] of launches.entries()) {
+        for (let k = 0; k < per; k++) {
+          const t0 = performance.now();
+          const st = await l();
+          wall[f]!.push(performance.now() - t0);
+          if (st.gpuTimeMs !== undefined) gpu[f]!.push(st.gpuTimeMs);
+        }
+      }
+    }
+  }, { iterations: 1, time: 0, warmup: 0 });
+  return launches.map((_, f) => ({ ms: median(wall[f]!), samples: wall[f]!, gpuMs: gpu[f]!.length > 0 ? median(gpu[f]!) : undefined }));
+}
+
+/**
+ * What a launch costs the host (a device with default options), as `launch/compiled`: awaited
+ * launches of a small compiled kernel one after another; as `launch/compiled-inflight`: rounds
+ * of 300 launches issued without awaiting, then synchronize() (the stream keeps them in order;
+ * on webgpu their completion and trap records come back through shared maps).
+ */
+async function launchOverhead(device: GpuDevice, backend: BackendName, where: string, ctx: BenchContext): Promise<BenchRecord[]> {
   const mod = await compileKernelFiles(['kernels/reduce/vecMax.ts']);
   await device.load(mod);
   const n = 1024;
@@ -114,10 +134,23 @@ async function launchOverhead(device: GpuDevice, backend: BackendName, where: st
   const kernel = mod.kernels.vecMax!;
   const { median: ms, samples } = await measure(`launch/compiled ${backend}`, () => device.launch(kernel, { grid: 4, block: 256, sharedBytes: 4 * 256 }, [A, B, n] as never),
     { iterations: ctx.quick ? 50 : 200, time: ctx.quick ? 300 : 2000, warmup: 5 });
+  const ROUND = 300;
+  const rounds = await measure(`launch/compiled-inflight ${backend}`, async () => {
+    const launches: Promise<unknown>[] = [];
+    for (let k = 0; k < ROUND; k++) launches.push(device.launch(kernel, { grid: 4, block: 256, sharedBytes: 4 * 256 }, [A, B, n] as never));
+    await device.synchronize();
+    await Promise.all(launches);
+  }, { iterations: ctx.quick ? 3 : 9, time: ctx.quick ? 300 : 2000, warmup: 1 });
   A.free(); B.free();
-  return record('launch/compiled', `simt-${backend}`, 1, ms, {
-    times: samples, workers: device.workers, device: where, grid: 4, block: 256, n, launchesPerSec: 1000 / ms, usPerLaunch: ms * 1000,
-  });
+  const perLaunch = rounds.median / ROUND;
+  return [
+    record('launch/compiled', `simt-${backend}`, 1, ms, {
+      times: samples, workers: device.workers, device: where, grid: 4, block: 256, n, launchesPerSec: 1000 / ms, usPerLaunch: ms * 1000,
+    }),
+    record('launch/compiled-inflight', `simt-${backend}`, ROUND, perLaunch, {
+      times: rounds.samples.map((t) => t / ROUND), workers: device.workers, device: where, grid: 4, block: 256, n, launchesPerSec: 1000 / perLaunch, usPerLaunch: perLaunch * 1000,
+    }),
+  ];
 }
 
 export const suite: BenchSuite = {

@@ -7,7 +7,8 @@
 #   DIR/debs/*.deb              the Vulkan loader and GL dispatch libraries (libvulkan1, libglvnd0,
 #                               libglx0, libegl1, …) that NVIDIA's Vulkan ICD needs, for bare machines
 #   DIR/cuda/                   the native CUDA baseline (bench/native/cuda/seeds.cu), built there with nvcc
-#   DIR/simt/                   dist/, build/, bin/, the WGSL sources, package.json
+#   DIR/simt/                   dist/, build/, bin/, the WGSL sources, package.json, kernels/ and
+#                               examples/kernels/ with the modules the webgpu benchmark compiles (disk cache)
 #
 # Usage: npm run build && scripts/webgpu-remote-pack.sh [DIR]   (default .dev/remote, git-ignored)
 # Then copy DIR (or the repo with DIR in it) to the GPU machine and run
@@ -32,5 +33,15 @@ rm -rf "$DIR/simt/dist" "$DIR/simt/build" "$DIR/simt/bin" "$DIR/simt/assembly"
 cp -r dist build bin package.json "$DIR/simt/"
 mkdir -p "$DIR/simt/scripts" && cp scripts/bench-suite.mjs "$DIR/simt/scripts/"
 (find assembly -name '*.wgsl' | while read -r f; do mkdir -p "$DIR/simt/$(dirname "$f")" && cp "$f" "$DIR/simt/$f"; done)
+# The kernel sources the webgpu benchmark compiles, and their built modules in the disk cache the
+# compiler looks in first (the GPU machine gets no AssemblyScript compiler).
+rm -rf "$DIR/simt/kernels" "$DIR/simt/examples" "$DIR/simt/node_modules/.cache/simt"
+cp -r kernels "$DIR/simt/" && mkdir -p "$DIR/simt/examples" && cp -r examples/kernels "$DIR/simt/examples/"
+# The kernel runtime's sources: the compiler hashes them into its cache key.
+mkdir -p "$DIR/simt/assembly/threads" && cp -r assembly/runtime "$DIR/simt/assembly/" && cp assembly/threads/compiled.ts "$DIR/simt/assembly/threads/"
+(cd "$DIR/simt" && node --input-type=module -e "
+const { compileKernelFiles } = await import('./dist/src/compiler/index.js');
+for (const f of ['kernels/reduce/vecMax.ts', 'kernels/pixel/countModules.ts']) await compileKernelFiles([f]);
+")
 cp scripts/webgpu-remote-run.sh "$DIR/"
 du -sh "$DIR"

@@ -26,6 +26,19 @@ const dirs: string[] = [];
 const tempDir = () => { const d = mkdtempSync(join(tmpdir(), 'simt-forms-')); dirs.push(d); return d; };
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
+describe('the compile cache on disk', () => {
+  it('is created where it does not exist yet (a fresh project\'s node_modules has no .cache)', async () => {
+    const dir = join(tempDir(), 'node_modules', '.cache', 'simt');   // none of it exists
+    const src = SRC.replace('(race-free)', '(race-free, cache)');
+    const mod = await compileKernels([{ path: 'cached.ts', source: src }], { cacheDir: dir });
+    const files = readdirSync(dir);
+    expect(files).toContain(`${mod.id}.simt.json`);
+    expect(files).toContain(`${mod.id}.simt.wasm`);
+    expect(JSON.parse(readFileSync(join(dir, `${mod.id}.simt.json`), 'utf8')).hash).toBe(mod.id);
+    expect(readFileSync(join(dir, `${mod.id}.simt.wasm`)).equals(Buffer.from(mod.wasm))).toBe(true);
+  });
+});
+
 describe('the forms a compile builds on demand', () => {
   it('a compile builds the block form only; the race tools build the fine form on first use and report on it', async () => {
     const mod = await compileKernels([{ path: 'forms.ts', source: SRC.replace('(race-free)', '(race-free, 1)') }], { cacheDir: false });

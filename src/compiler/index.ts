@@ -281,8 +281,9 @@ async function writeDiskCache(module: KernelModule, options: CompileOptions): Pr
   const dir = await cacheDirOf(options);
   if (!dir) return;
   try {
-    const { writeFile } = await import('node:fs/promises');
+    const { mkdir, writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
+    await mkdir(dir, { recursive: true });   // a fresh project's node_modules has no .cache yet
     // The forms' sources first: a reader that finds the module's json finds them too.
     if (module.fineSource !== undefined) await writeFile(join(dir, `${module.id}.simt.fine.ts`), module.fineSource);
     if (module.screenSource !== undefined) await writeFile(join(dir, `${module.id}.simt.screen.ts`), module.screenSource);
