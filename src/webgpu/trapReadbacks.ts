@@ -78,8 +78,9 @@ export class TrapReadbacks {
     c.mapping = true;
     const waiters = c.waiters;
     c.waiters = [];
-    c.buffer.mapAsync(GPUMapMode.READ).then(() => {
-      const words = new Uint32Array(c.buffer.getMappedRange().slice(0));
+    const bytes = c.used * TRAP_RECORD_BYTES;   // only the slots handed out
+    c.buffer.mapAsync(GPUMapMode.READ, 0, bytes).then(() => {
+      const words = new Uint32Array(c.buffer.getMappedRange(0, bytes).slice(0));
       c.buffer.unmap();
       for (const w of waiters) w.resolve(words.subarray(w.offset / 4, (w.offset + TRAP_RECORD_BYTES) / 4));
       c.used = 0;
