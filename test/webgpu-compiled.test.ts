@@ -381,6 +381,13 @@ export function exchangeThroughGlobal(g: i32[], out: i32[], n: i32): void {
   const j = blockIdx.x * blockDim.x + (threadIdx.x ^ 1);
   if (i < n && j < n) out[i] = g[j];
 }
+export function trapThenReturn(a: i32[], out: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = a[i + n];           // past a's end for every i when a has n elements
+  if (i >= 0) return;
+  out[0] = -1;
+}
 export function lastWriterWins(out: i32[]): void {
   for (let r = 0; r < 4; r++) {
     if (<i32>threadIdx.x == r) out[blockIdx.x] = r;
@@ -435,6 +442,20 @@ describe('__syncthreads and storage memory on webgpu', () => {
       expect(Array.from(r.webgpu[1]!)).toEqual(Array.from(want));
     });
   }
+
+  it('a trap followed by an early return is still reported (the record is written when the invocation ends)', async () => {
+    const messages: string[] = [];
+    for (const dev of [wasm, gpu]) {
+      const a = await dev.upload('i32', ints(40, 4));
+      const o = dev.alloc('i32', 40);
+      const p = dev.launch(mod.kernels.trapThenReturn!, { grid: 1, block: 1 }, [a, o, 40] as never);
+      await expect(p).rejects.toThrow(KernelError);
+      messages.push(await p.catch((e: Error) => e.message) as string);
+      a.free(); o.free();
+    }
+    expect(messages[1]).toMatch(/index 40 is out of bounds of 'a' \(length 40\) in thread \(0, 0, 0\)/);
+    expect(messages[1]).toBe(messages[0]);
+  });
 
   it('the last write before the last barrier wins', async () => {
     const r = await same(() => mod, 'lastWriterWins', 9, 32, [{ dtype: 'i32', data: new Int32Array(9).fill(-1) }]);
