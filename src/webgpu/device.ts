@@ -26,6 +26,7 @@ import { type DispatchResult, LaunchValidationError, WebGpuRuntime } from './run
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
 import { trapMessage, TRAP_RECORD_BYTES } from './trapRecord.js';
 import { TrapReadbacks } from './trapReadbacks.js';
+import { shippedModule } from '../shippedModule.js';
 
 export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
   /**
@@ -61,6 +62,10 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
   try {
     const runtime = await WebGpuRuntime.create(ctx);
     const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true);
+    // simt's own module: a declared specialization without a WGSL twin runs its generic kernel's
+    // generated WGSL (loaded now, so that such a launch takes its place in the stream at once).
+    const shipped = await shippedModule().catch(() => undefined);
+    if (shipped) { await dev.load(shipped); dev.shipped = shipped; }
     for (const m of options.modules ?? []) await dev.load(m);
     return dev;
   } catch (e) {
@@ -100,6 +105,8 @@ export class WebGpuDevice implements GpuDevice {
   private readonly launchTimeoutMs: number;
   private readonly gpuTiming: boolean;
   private lostReason: string | undefined;
+  /** simt's own module (shippedModule()), when it could be loaded: the generic kernels of the built-in specializations. */
+  shipped: KernelModule | undefined;
   /** Loaded kernel modules by id. */
   private readonly modules = new Map<string, KernelModuleMeta>();
   /** The trap record generated kernels write (zero between launches: each launch's command buffer clears it). */
@@ -240,6 +247,10 @@ export class WebGpuDevice implements GpuDevice {
       throw new KernelArgumentError(String((kernel as Kernel | undefined)?.name), '(kernel)', 'not a kernel declared with defineKernel');
     }
     let info = (WGSL_KERNELS as Record<string, WgslKernelInfo>)[kernel.name];
+    // A declared specialization (src/kernels/) without a WGSL twin runs as its generic kernel:
+    // the same parameters and results, from the WGSL the compiler generated for simt's module.
+    const generic = !kernel.module && info === undefined ? kernel.specializes?.generic : undefined;
+    if (generic !== undefined && this.shipped?.kernels[generic]) kernel = this.shipped.kernels[generic]!;
     let generated: PreparedLaunch['generated'];
     if (kernel.module) {
       generated = this.generatedKernel(kernel);

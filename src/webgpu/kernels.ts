@@ -46,22 +46,15 @@ const reduction = (name: string, partial: WgslDtype = 'f32'): WgslKernelInfo => 
   powerOfTwoBlock: true,
 });
 
-/** Kernels whose entry point is their name and whose block size is free. */
-/** Entries for kernels whose WGSL sits in `assembly/<dir>/<name>.wgsl`, beside their AS kernel. */
-function kernelsOf<K extends string>(dir: string, table: Record<K, WgslParam[]>): Record<K, WgslKernelInfo> {
-  const out = {} as Record<K, WgslKernelInfo>;
-  for (const name of Object.keys(table) as K[]) out[name] = { name, entryPoint: name, source: `${dir}/${name}`, params: table[name], powerOfTwoBlock: false };
-  return out;
-}
-
 export const WGSL_KERNELS = {
   vecMax: reduction('vecMax'),
   vecMin: reduction('vecMin'),
   // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
   vecSum: reduction('vecSum', 'f64'),
   // The device-wide scan, the block/warp scans and the compaction are compiled (kernels/primitives/).
-  // assembly/kernels/pet/ (seed 001): see the .wgsl files there and docs/webgpu.md. petCrystalLut and
-  // petPadSingles are the generic kernels of kernels/pet/: webgpu runs their generated WGSL.
+  // assembly/kernels/pet/ (seed 001): the kernels with f64 values (WGSL has no 64-bit types), see
+  // the .wgsl files there and docs/webgpu.md. petCrystalLut, petPadSingles, petCoinCount and
+  // petCoinFill run as the generated WGSL of their generic kernels (kernels/pet/).
 
   petConvert: {
     name: 'petConvert', entryPoint: 'petConvert', source: 'kernels/pet/petConvert', powerOfTwoBlock: false,
@@ -89,15 +82,6 @@ export const WGSL_KERNELS = {
   petCoinSelect: {
     name: 'petCoinSelect', entryPoint: 'petCoinSelect', source: 'kernels/pet/petCoinSelect', powerOfTwoBlock: false,
     params: [arr('data', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'), scal('window', 'f64'), scal('elems', 'i32')],
-  },
-  petCoinCount: {
-    name: 'petCoinCount', entryPoint: 'petCoinCount', source: 'kernels/pet/petCoinCount', powerOfTwoBlock: false,
-    params: [arr('nextIndex', 'i32'), scal('n', 'i32'), arr('scanId', 'u32'), arr('globalLen', 'u32'), arr('newLength', 'u32'), scal('elems', 'i32')],
-  },
-  petCoinFill: {
-    name: 'petCoinFill', entryPoint: 'petCoinFill', source: 'kernels/pet/petCoinFill', powerOfTwoBlock: false,
-    params: [arr('data', 'u32'), arr('pairs', 'u32'), arr('pairFirst', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'),
-      arr('scanId', 'u32'), arr('blockOffsets', 'u32'), scal('elems', 'i32')],
   },
 
   // TILE = 1024 records; BLOCK_X a power of two dividing it (block 256 on SwiftShader).
@@ -127,27 +111,8 @@ export const WGSL_KERNELS = {
     ],
     powerOfTwoBlock: false,
   },
-  // STS digi sorting (seed 004, src/kernels/sts.ts): digis are u32[2n] (channel, time) words,
-  // bound as array<vec2u> in WGSL (the same bytes).
-  ...kernelsOf('kernels/sts', {
-    stsCheckChannels: [arr('digis', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
-    stsCountChannels: [arr('digis', 'u32'), arr('counts', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32'), arr('bad', 'u32')],
-    stsScatterAtomic: [arr('digis', 'u32'), arr('out', 'u32'), arr('offsets', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
-    stsColumnOffsets: [arr('counts', 'u32'), arr('colOff', 'u32'), arr('totals', 'u32'), scal('nChannels', 'i32'), scal('nRows', 'i32')],
-    stsScatterChunks: [arr('digis', 'u32'), arr('out', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
-    stsLocalSort: [arr('digis', 'u32'), arr('tmp', 'u32'), arr('localOff', 'u32'), scal('n', 'i32'), scal('nChannels', 'u32')],
-    stsLocalMerge: [
-      arr('tmp', 'u32'), arr('out', 'u32'), arr('counts', 'u32'), arr('localEnd', 'u32'), arr('colOff', 'u32'), arr('chanStart', 'u32'),
-      scal('n', 'i32'), scal('nChannels', 'u32'),
-    ],
-    stsRunFlags: [arr('digis', 'u32'), arr('flags', 'u32'), scal('n', 'i32')],
-    stsRunStarts: [arr('digis', 'u32'), arr('pos', 'u32'), arr('starts', 'u32'), scal('n', 'i32'), scal('nRuns', 'i32')],
-    stsMergeDigis: [arr('src', 'u32'), arr('dst', 'u32'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
-    stsMergeKeys: [arr('src', 'u32'), arr('dst', 'u32'), arr('starts', 'u32'), scal('nRuns', 'i32'), scal('n', 'i32'), scal('elementsPerThread', 'i32')],
-    stsDigisToKeys: [arr('digis', 'u32'), arr('keys', 'u32'), scal('n', 'i32')],
-    stsKeysToDigis: [arr('keys', 'u32'), arr('digis', 'u32'), scal('n', 'i32')],
-    stsTileSort: [arr('keys', 'u32'), scal('n', 'i32')],
-  }),
+  // STS digi sorting (seed 004): no twins; each built-in STS kernel is a declared specialization
+  // whose generic kernel (kernels/sts/) runs as its generated WGSL here.
   // The CMS pixel kernels on the SiPixelDigisCUDASOAView store: one u8 allocation, bound in WGSL
   // as array<atomic<u32>> and addressed by column word offset (see pixelCountModules.wgsl).
   pixelCountModules: {
