@@ -16,6 +16,7 @@ import { KernelError, LaunchConfigError } from '../src/errors.js';
 import { rng, withWasmAndWebGpu } from './helpers.js';
 import { crossCheck, type Job } from '../src/crosscheck/index.js';
 import type { GpuDevice } from '../src/deviceApi.js';
+import type { Kernel } from '../src/kernel.js';
 
 let gpu: WebGpuDevice;
 let wasm: Device;
@@ -51,6 +52,24 @@ async function same(mod: () => KernelModule, kernel: string, grid: Dim, block: D
 }
 
 const ints = (n: number, seed: number, lo = -50, hi = 50): Int32Array => { const r = rng(seed); return Int32Array.from({ length: n }, () => lo + Math.floor(r() * (hi - lo + 1))); };
+
+/**
+ * The KernelError messages of one trapping launch on wasm and on webgpu: `a` (an i32 array of
+ * `data`) and `out` (length `outLength`) uploaded to each, the kernel launched with them and the
+ * scalars; both must reject with a KernelError.
+ */
+async function trapMessages(kernel: () => Kernel, grid: Dim, block: Dim, data: Int32Array, outLength: number, scalars: number[]): Promise<[string, string]> {
+  const messages: string[] = [];
+  for (const dev of [wasm, gpu]) {
+    const a = await dev.upload('i32', data);
+    const o = dev.alloc('i32', outLength);
+    const p = dev.launch(kernel(), { grid, block }, [a, o, ...scalars] as never);
+    await expect(p).rejects.toThrow(KernelError);
+    messages.push(await p.catch((e: Error) => e.message) as string);
+    a.free(); o.free();
+  }
+  return messages as [string, string];
+}
 const ex = () => examples;
 const lang = () => language;
 
@@ -200,15 +219,7 @@ export function widen(b: u8[], s: i8[], h: u16[], k: i16[], out: i32[], n: i32):
 
 describe('traps on webgpu: the KernelError wasm throws', () => {
   it('an index past an array\'s end: same kernel, block, thread, array, index, length and site', async () => {
-    const messages: string[] = [];
-    for (const dev of [wasm, gpu]) {
-      const a = await dev.upload('i32', ints(50, 1));
-      const o = dev.alloc('i32', 60);
-      const p = dev.launch(language.kernels.gridStrideCopy!, { grid: 2, block: 32 }, [a, o, 51] as never);
-      await expect(p).rejects.toThrow(KernelError);
-      messages.push(await p.catch((e: Error) => e.message) as string);
-      a.free(); o.free();
-    }
+    const messages = await trapMessages(() => language.kernels.gridStrideCopy!, 2, 32, ints(50, 1), 60, [51]);
     expect(messages[1]).toMatch(/^kernel gridStrideCopy trapped in block \(1, 0, 0\): index 50 is out of bounds of 'a' \(length 50\) in thread \(18, 0, 0\) at test\/kernels\/language\.ts:\d+:\d+$/);
     expect(messages[1]).toBe(messages[0]);
     // The trap record is cleared: the next launch runs clean.
@@ -444,15 +455,7 @@ describe('__syncthreads and storage memory on webgpu', () => {
   }
 
   it('a trap followed by an early return is still reported (the record is written when the invocation ends)', async () => {
-    const messages: string[] = [];
-    for (const dev of [wasm, gpu]) {
-      const a = await dev.upload('i32', ints(40, 4));
-      const o = dev.alloc('i32', 40);
-      const p = dev.launch(mod.kernels.trapThenReturn!, { grid: 1, block: 1 }, [a, o, 40] as never);
-      await expect(p).rejects.toThrow(KernelError);
-      messages.push(await p.catch((e: Error) => e.message) as string);
-      a.free(); o.free();
-    }
+    const messages = await trapMessages(() => mod.kernels.trapThenReturn!, 1, 1, ints(40, 4), 40, [40]);
     expect(messages[1]).toMatch(/index 40 is out of bounds of 'a' \(length 40\) in thread \(0, 0, 0\)/);
     expect(messages[1]).toBe(messages[0]);
   });
@@ -511,15 +514,7 @@ describe('unrolled strided loops on webgpu, against wasm', () => {
   }
 
   it('an index past the end inside an unrolled trip: the KernelError wasm throws', async () => {
-    const messages: string[] = [];
-    for (const dev of [wasm, gpu]) {
-      const a = await dev.upload('i32', data(40, 3).map(Math.abs));
-      const o = dev.alloc('i32', 1);
-      const p = dev.launch(mod.kernels.stridedSum!, { grid: 1, block: 1 }, [a, o, 41, 1] as never);
-      await expect(p).rejects.toThrow(KernelError);
-      messages.push(await p.catch((e: Error) => e.message) as string);
-      a.free(); o.free();
-    }
+    const messages = await trapMessages(() => mod.kernels.stridedSum!, 1, 1, data(40, 3).map(Math.abs), 1, [41, 1]);
     expect(messages[1]).toMatch(/index 40 is out of bounds of 'a' \(length 40\) in thread \(0, 0, 0\) at test\/strided\.ts:\d+:\d+$/);
     expect(messages[1]).toBe(messages[0]);
   });

@@ -105,7 +105,11 @@ export class WebGpuDevice implements GpuDevice {
   private readonly launchTimeoutMs: number;
   private readonly gpuTiming: boolean;
   private lostReason: string | undefined;
-  /** simt's own module (shippedModule()), when it could be loaded: the generic kernels of the built-in specializations. */
+  /**
+   * simt's own module (shippedModule()), when it could be loaded: the generic kernels of the
+   * built-in specializations. Set by createWebGpuDevice.
+   * @internal
+   */
   shipped: KernelModule | undefined;
   /** Loaded kernel modules by id. */
   private readonly modules = new Map<string, KernelModuleMeta>();

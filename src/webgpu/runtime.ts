@@ -37,8 +37,8 @@
  * bind groups are kept per pipeline and set of bound buffers (BindingCache): a relaunch with the
  * same arrays rewrites the uniform's words (queue.writeBuffer, ordered after earlier launches)
  * and creates nothing. With `errorReadback`, the trap record is copied into that mapped-read
- * buffer at the end of the launch's command buffer: waiting for the launch and reading its error
- * word is one map. With `timing: true` and the
+ * buffer (at `errorReadbackOffset`) at the end of the launch's command buffer and cleared; the
+ * caller maps it, for many launches at once (trapReadbacks.ts). With `timing: true` and the
  * 'timestamp-query' feature, the pass is bracketed by timestamps and `gpuTimeNs` resolves to the
  * GPU time of the pass.
  */
@@ -67,12 +67,9 @@ export interface DispatchDescriptor {
   constants?: Readonly<Record<string, number>>;
   /** A storage buffer bound after the Launch uniform (binding k + 1): a generated kernel's trap record. */
   errorBuffer?: WebGpuBuffer;
-  /** A MAP_READ buffer the error buffer is copied into after the pass (see `errorWords`); unmapped, not in use. */
+  /** A MAP_READ buffer the error buffer is copied into after the pass (the caller maps it); not mapped meanwhile. */
   errorReadback?: WebGpuBuffer;
-  /**
-   * Where in errorReadback the record goes. With an offset the caller maps the readback itself
-   * (one map for many launches: trapReadbacks.ts) and no `errorWords` is made.
-   */
+  /** Where in errorReadback the record goes (bytes, a multiple of 4). */
   errorReadbackOffset?: number;
 }
 
@@ -86,13 +83,7 @@ export interface DispatchResult {
   gpuTimeNs?: Promise<number>;
   /** Resolves when the GPU has finished this launch (and everything before it). */
   completed(): Promise<void>;
-  /**
-   * With `errorReadback` (and a non-empty grid): resolves when the launch has finished, with the
-   * error buffer's words as the launch left them (the readback is unmapped again). Waiting on this
-   * replaces completed(): one map instead of a wait and a separate read.
-   */
-  errorWords?: Promise<Uint32Array>;
-  /** Rejects (LaunchValidationError) when the launch's commands failed WebGPU validation; completed() and errorWords reject with it too. */
+  /** Rejects (LaunchValidationError) when the launch's commands failed WebGPU validation; completed() rejects with it too. */
   validated: Promise<void>;
 }
 
@@ -536,14 +527,6 @@ export class WebGpuRuntime {
       dispatches: chunks, validated,
       completed: async () => { await Promise.all([device.queue.onSubmittedWorkDone(), validated]); },
     };
-    if (readback && desc.errorReadbackOffset === undefined) {
-      result.errorWords = (async () => {
-        await Promise.all([readback.mapAsync(GPUMapMode.READ), validated]);
-        const out = new Uint32Array(readback.getMappedRange().slice(0));
-        readback.unmap();
-        return out;
-      })();
-    }
     if (querySet && resolveBuf && readBuf) {
       const qs = querySet;
       const rb = resolveBuf;
