@@ -427,13 +427,21 @@ export function stridedMax(a: i32[], out: i32[], n: i32): void {
   out[blockIdx.x * blockDim.x + threadIdx.x] = m;
 }
 `;
+/** BARRIER_SOURCE compiled once and loaded on both devices (the two describes below share it). */
+let barrierModule: Promise<KernelModule> | undefined;
+function loadBarrierModule(): Promise<KernelModule> {
+  barrierModule ??= (async () => {
+    const m = await compileKernels([{ path: 'test/barriers.ts', source: BARRIER_SOURCE }], { cacheDir: false });
+    await wasm.load(m);
+    await gpu.load(m);
+    return m;
+  })();
+  return barrierModule;
+}
+
 describe('__syncthreads and storage memory on webgpu', () => {
   let mod: KernelModule;
-  beforeAll(async () => {
-    mod = await compileKernels([{ path: 'test/barriers.ts', source: BARRIER_SOURCE }], { cacheDir: false });
-    await wasm.load(mod);
-    await gpu.load(mod);
-  });
+  beforeAll(async () => { mod = await loadBarrierModule(); });
   const barriers = (k: string) => (mod.meta.wgsl![k]!.source!.match(/storageBarrier\(\)/g) ?? []).length;
 
   it('storageBarrier() joins workgroupBarrier() only where threads may talk through a storage array', () => {
@@ -477,11 +485,7 @@ describe('__syncthreads and storage memory on webgpu', () => {
 // iterations left (src/compiler/wgslUnroll.ts): the same iterations in the same order.
 describe('unrolled strided loops on webgpu, against wasm', () => {
   let mod: KernelModule;
-  beforeAll(async () => {
-    mod = await compileKernels([{ path: 'test/strided.ts', source: BARRIER_SOURCE }], { cacheDir: false });
-    await wasm.load(mod);
-    await gpu.load(mod);
-  });
+  beforeAll(async () => { mod = await loadBarrierModule(); });
 
   it('a for loop with continue and a while loop are unrolled; a loop whose bound changes is not', () => {
     const sum = mod.meta.wgsl!.stridedSum!.source!;
@@ -515,7 +519,7 @@ describe('unrolled strided loops on webgpu, against wasm', () => {
 
   it('an index past the end inside an unrolled trip: the KernelError wasm throws', async () => {
     const messages = await trapMessages(() => mod.kernels.stridedSum!, 1, 1, data(40, 3).map(Math.abs), 1, [41, 1]);
-    expect(messages[1]).toMatch(/index 40 is out of bounds of 'a' \(length 40\) in thread \(0, 0, 0\) at test\/strided\.ts:\d+:\d+$/);
+    expect(messages[1]).toMatch(/index 40 is out of bounds of 'a' \(length 40\) in thread \(0, 0, 0\) at test\/barriers\.ts:\d+:\d+$/);
     expect(messages[1]).toBe(messages[0]);
   });
 });
