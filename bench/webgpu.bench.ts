@@ -10,7 +10,7 @@
 // (kernels/reduce/vecMax.ts): one sample is one awaited launch over 1024 floats (4 blocks of
 // 256), so the time is the backend's overhead, not the kernel's work; `launchesPerSec` = 1000 / ms.
 import type { BenchContext, BenchRecord, BenchSuite } from './harness.js';
-import { measure, median, record } from './harness.js';
+import { measure, median, progress, record } from './harness.js';
 import { createDevice } from '../src/device.js';
 import type { BackendName, GpuDevice, LaunchStats } from '../src/deviceApi.js';
 import type { Kernel } from '../src/kernel.js';
@@ -103,19 +103,18 @@ async function kernelRecords(device: GpuDevice, backend: BackendName, where: str
 async function alternate(name: string, device: GpuDevice, launches: (() => Promise<LaunchStats>)[], quick: boolean) {
   const rounds = quick ? 2 : 6, per = quick ? 3 : 8;
   const wall = launches.map(() => [] as number[]), gpu = launches.map(() => [] as number[]);
-  await measure(`${name} ${device.backend}${device.backend === 'webgpu' ? '' : ` ${device.workers} workers`}`, async () => {
-    for (const l of launches) { await l(); await l(); }
-    for (let r = 0; r < rounds; r++) {
-      for (const [f, l] of launches.entries()) {
-        for (let k = 0; k < per; k++) {
-          const t0 = performance.now();
-          const st = await l();
-          wall[f]!.push(performance.now() - t0);
-          if (st.gpuTimeMs !== undefined) gpu[f]!.push(st.gpuTimeMs);
-        }
+  progress(`${name} ${device.backend}${device.backend === 'webgpu' ? '' : ` ${device.workers} workers`}`);
+  for (const l of launches) { await l(); await l(); }
+  for (let r = 0; r < rounds; r++) {
+    for (const [f, l] of launches.entries()) {
+      for (let k = 0; k < per; k++) {
+        const t0 = performance.now();
+        const st = await l();
+        wall[f]!.push(performance.now() - t0);
+        if (st.gpuTimeMs !== undefined) gpu[f]!.push(st.gpuTimeMs);
       }
     }
-  }, { iterations: 1, time: 0, warmup: 0 });
+  }
   return launches.map((_, f) => ({ ms: median(wall[f]!), samples: wall[f]!, gpuMs: gpu[f]!.length > 0 ? median(gpu[f]!) : undefined }));
 }
 

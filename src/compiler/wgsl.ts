@@ -13,23 +13,27 @@
 // - `__shared__` arrays: `var<workgroup>` arrays; `__extern_shared__`: a workgroup array whose
 //   length is the pipeline-overridable constant `sx_dyn_len` (the launch's sharedBytes / element
 //   size; the pipeline is built per size).
-// - `__syncthreads()`: `storageBarrier(); workgroupBarrier();` (only the second when the kernel
-//   writes no storage array). Block predicates and block-level conditions that WGSL's uniformity
+// - `__syncthreads()`: `workgroupBarrier()`, joined by `storageBarrier()` where threads may talk
+//   through a storage array (wgslKernel.ts, needsStorageBarrier). Block predicates and block-level conditions that WGSL's uniformity
 //   analysis cannot prove uniform go through workgroup counters and `workgroupUniformLoad`;
 //   threads that disagree are a divergent barrier, as on wasm.
 // - warp shuffles and votes: a workgroup-memory emulation (the lanes' values in a workgroup
 //   array between two barriers), correct for any subgroup size.
 // - `return` before a later barrier: the thread sets `sx_exited` and skips its remaining work,
 //   but still reaches the barriers (CUDA's exited threads no longer count).
-// - bounds checks: an index outside its array records the first trap of the launch in the
-//   `sx_err` buffer (kind, array, index, length, site, thread, block) and is clamped (a read)
-//   or dropped (a write); the host turns the record into the KernelError wasm would throw.
+// - bounds checks, without a branch: an index outside its array notes the invocation's first
+//   trap in private variables and is clamped (a read) or dropped (a write); the entry point
+//   flushes the note into the `sx_err` buffer (kind, array, index, length, site, thread, block)
+//   when the body ends, and the host turns the record into the KernelError wasm would throw.
+// - strided loops (`for (…; i < E; i += S)`, E and S unchanged): four copies of the body per
+//   trip while four iterations are left, then the loop as written (wgslUnroll.ts).
 // Anything else — 64-bit types, recursion, constructs without a WGSL form — is a diagnostic with
 // file and line in the module's metadata (`meta.wgsl[kernel].diagnostics`); the kernel still
 // builds for wasm and serial.
 //
 // The parts: wgslKernel.ts (a kernel's arrays, device functions and the shader around its body),
-// wgslArrays.ts (array access helpers), wgslUniformity.ts (what stays uniform), the emitter in
+// wgslArrays.ts (array access helpers), wgslUniformity.ts (what stays uniform), wgslUnroll.ts
+// (which loops are unrolled), the emitter in
 // layers wgslTyping.ts → wgslExpr.ts → wgslStmt.ts → wgslBlock.ts, wgslModel.ts (shared shapes),
 // and wgslTypes.ts / wgslRuntime.ts (types, the runtime prelude).
 

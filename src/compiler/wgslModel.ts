@@ -18,7 +18,6 @@ export interface ArrRef {
   /** private: a `__local__` array, one per invocation (WGSL's private address space). */
   space: 'storage' | 'workgroup' | 'private';
   id: number;                   // array id (meta.arrays)
-  read: boolean;
   written: boolean;
   atomic: boolean;
   /** Sites that read an element (atomics included; a plain `a[i] = v` target is not a read). */

@@ -61,11 +61,11 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
   const ctx = options.context ?? await openWebGpu(options);
   try {
     const runtime = await WebGpuRuntime.create(ctx);
-    const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true);
     // simt's own module: a declared specialization without a WGSL twin runs its generic kernel's
     // generated WGSL (loaded now, so that such a launch takes its place in the stream at once).
     const shipped = await shippedModule().catch(() => undefined);
-    if (shipped) { await dev.load(shipped); dev.shipped = shipped; }
+    const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true, shipped);
+    if (shipped) await dev.load(shipped);
     for (const m of options.modules ?? []) await dev.load(m);
     return dev;
   } catch (e) {
@@ -105,12 +105,8 @@ export class WebGpuDevice implements GpuDevice {
   private readonly launchTimeoutMs: number;
   private readonly gpuTiming: boolean;
   private lostReason: string | undefined;
-  /**
-   * simt's own module (shippedModule()), when it could be loaded: the generic kernels of the
-   * built-in specializations. Set by createWebGpuDevice.
-   * @internal
-   */
-  shipped: KernelModule | undefined;
+  /** simt's own module (shippedModule()), when it could be loaded: the generic kernels of the built-in specializations. */
+  private readonly shipped: KernelModule | undefined;
   /** Loaded kernel modules by id. */
   private readonly modules = new Map<string, KernelModuleMeta>();
   /** The trap record generated kernels write (zero between launches: each launch's command buffer clears it). */
@@ -120,8 +116,9 @@ export class WebGpuDevice implements GpuDevice {
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean) {
+  constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean, shipped?: KernelModule) {
     this.context = ctx;
+    this.shipped = shipped;
     this.runtime = runtime;
     this.memoryBytes = memoryBytes;
     this.launchTimeoutMs = launchTimeoutMs;

@@ -31,7 +31,6 @@ export interface TrapSlot { readonly buffer: WebGpuBuffer; readonly offset: numb
 export class TrapReadbacks {
   private readonly all: Collector[] = [];
   private current: Collector | undefined;
-  private mapping = false;
   private destroyed = false;
 
   constructor(private readonly device: WebGpuDeviceHandle) {}
@@ -71,10 +70,9 @@ export class TrapReadbacks {
 
   /** Maps the buffer whose launches have waited longest, unless a map is pending. */
   private schedule(): void {
-    if (this.mapping || this.destroyed) return;
+    if (this.destroyed || this.all.some((x) => x.mapping)) return;
     const c = this.all.find((x) => x.waiters.length > 0 && x.reserved === 0 && !x.mapping);
     if (!c) return;
-    this.mapping = true;
     c.mapping = true;
     const waiters = c.waiters;
     c.waiters = [];
@@ -90,10 +88,7 @@ export class TrapReadbacks {
       this.all.splice(this.all.indexOf(c), 1);
       if (this.current === c) this.current = undefined;
       c.buffer.destroy();
-    }).finally(() => {
-      this.mapping = false;
-      this.schedule();
-    });
+    }).finally(() => this.schedule());
   }
 
   /** Rejects every launch still waiting (the device is going away). */
