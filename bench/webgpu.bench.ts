@@ -6,6 +6,10 @@
 // slower than wasm: it is a correctness reference there; docs/webgpu.md shows how to run this on a
 // real GPU.
 //
+// `warpSums/subgroups` and `warpSums/workgroup-memory` time bench/kernels/warpSums.ts's warp
+// shuffles as subgroup builtins (where the device's subgroups are CUDA's warps) and through
+// workgroup memory.
+//
 // `launch/compiled` is the per-launch cost of a kernel compiled from a per-thread source
 // (kernels/reduce/vecMax.ts): one sample is one awaited launch over 1024 floats (4 blocks of
 // 256), so the time is the backend's overhead, not the kernel's work; `launchesPerSec` = 1000 / ms.
@@ -17,6 +21,7 @@ import type { Kernel } from '../src/kernel.js';
 import { countModules, vecMax } from '../src/kernels/index.js';
 import { gridStrideShape } from '../src/ops/launchShape.js';
 import { compileKernelFiles } from '../src/compiler/index.js';
+import { createWebGpuDevice, type WebGpuDevice } from '../src/webgpu/device.js';
 import { moduleIdsForBench, PHASE1_NUMBER_OF_MODULES, randomF32 } from '../src/data/synthetic.js';
 
 function describeDevice(d: GpuDevice): string {
@@ -43,6 +48,7 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
       ['Generic', { vecMax: vm.kernels.vecMax!, countModules: cm.kernels.countModules! }], // the user-kernels suite's names
     ];
     out.push(...await kernelRecords(device, backend, where, n, forms, ctx));
+    if (backend === 'webgpu') out.push(...await warpRecords(device as WebGpuDevice, where, n, ctx));
     if (backend === 'webgpu') {
       // What a launch costs with the device's defaults: the timestamp queries of the device
       // above (a query set resolved and mapped per launch) are not what users pay.
@@ -96,6 +102,49 @@ async function kernelRecords(device: GpuDevice, backend: BackendName, where: str
     ...(t[f]!.gpuMs !== undefined ? { gpuMs: t[f]!.gpuMs, gpuGbps: (6 * n) / t[f]!.gpuMs! / 1e6 } : {}),
   })));
   for (const a of [id, ms, cl]) a.free();
+  return out;
+}
+
+/**
+ * bench/kernels/warpSums.ts over n i32 (one element per thread, block 256): five
+ * __shfl_xor_sync rounds per thread, no atomics, in each form a device can run them:
+ * `warpSums/workgroup-memory` (a device created with `subgroups: false`) and, where this
+ * device's subgroups are CUDA's warps, `warpSums/subgroups`. Every output is checked against
+ * the warps' sums computed here; a wrong one is an error, not a record.
+ */
+async function warpRecords(device: WebGpuDevice, where: string, n: number, ctx: BenchContext): Promise<BenchRecord[]> {
+  const mod = await compileKernelFiles(['bench/kernels/warpSums.ts']);
+  const emulated = await createWebGpuDevice({ memoryBytes: 1 << 30, gpuTiming: true, subgroups: false, modules: [mod] });
+  const out: BenchRecord[] = [];
+  try {
+    await device.load(mod);
+    const devices = device.warpOps === 'subgroups' ? [device, emulated] : [emulated];
+    // SwiftShader runs a workgroup's invocations on the CPU: a smaller input there.
+    const size = device.adapterInfo.isFallbackAdapter === true ? Math.min(n, 1 << 18) : n;
+    const data = Int32Array.from(randomF32(size, 5), (x) => Math.round(x));
+    const expected = new Int32Array(size);
+    for (let w = 0; w < size; w += 32) {
+      let s = 0;
+      for (let l = w; l < Math.min(size, w + 32); l++) s += data[l]!;
+      expected.fill(s, w, Math.min(size, w + 32));
+    }
+    const arrays = await Promise.all(devices.map(async (d) => ({ A: await d.upload('i32', data), O: d.alloc('i32', size) })));
+    const grid = Math.ceil(size / 256);
+    const launches = devices.map((d, k) => () => d.launch(mod.kernels.warpSums!, { grid, block: 256 }, [arrays[k]!.A, arrays[k]!.O, size] as never));
+    const t = await alternate(`warpSums grid ${grid}`, device, launches, ctx.quick);
+    for (const [k, d] of devices.entries()) {
+      const got = await arrays[k]!.O.read();
+      const bad = got.findIndex((v, i) => v !== expected[i]);
+      if (bad >= 0) throw new Error(`warpSums (${d.warpOps}): out[${bad}] = ${got[bad]}, expected ${expected[bad]}`);
+      out.push(record(`warpSums/${d.warpOps}`, 'simt-webgpu', size, t[k]!.ms, {
+        bytes: 8 * size, times: t[k]!.samples, device: where, grid, block: 256, warpOps: d.warpOps,
+        ...(t[k]!.gpuMs !== undefined ? { gpuMs: t[k]!.gpuMs, gpuGbps: (8 * size) / t[k]!.gpuMs! / 1e6 } : {}),
+      }));
+    }
+    for (const a of arrays) { a.A.free(); a.O.free(); }
+  } finally {
+    await emulated.destroy();
+  }
   return out;
 }
 
@@ -154,7 +203,7 @@ async function launchOverhead(device: GpuDevice, backend: BackendName, where: st
 
 export const suite: BenchSuite = {
   name: 'webgpu',
-  description: 'WebGPU vs wasm per kernel: vecMax 16M f32, countModules 16M digis (wall and GPU time); launches per second of a compiled kernel',
+  description: 'WebGPU vs wasm per kernel: vecMax 16M f32, countModules 16M digis (wall and GPU time); warp shuffles as subgroups and in workgroup memory; launches per second of a compiled kernel',
   quickDescription: 'WebGPU vs wasm per kernel: vecMax 1M f32, countModules 1M digis (wall and GPU time); launches per second of a compiled kernel',
   async run(ctx) {
     const n = ctx.quick ? 1 << 20 : 16 << 20;

@@ -49,6 +49,13 @@ for job in ${JOBS:-vecMax vecMin vecSum countModules sts-sort pixel pet}; do
     [ $r -eq 0 ] || rc=$r
   done
 done
+# Warp shuffles and votes against wasm in the form this device picks (subgroup builtins on a GPU
+# whose subgroups are CUDA's warps).
+if [ -f scripts/webgpu-warp-check.mjs ]; then
+  node scripts/webgpu-warp-check.mjs > "${OUTDIR:-/tmp}/warp-check.json"; r=$?
+  head -1 "${OUTDIR:-/tmp}/warp-check.json"; tail -1 "${OUTDIR:-/tmp}/warp-check.json"
+  [ $r -eq 0 ] || rc=$r
+fi
 if [ -n "${NO_BENCH:-}" ]; then
   :
 elif [ -n "$OUTDIR" ]; then

@@ -33,6 +33,11 @@ export interface ModuleWgslKernel {
   dynamicSharedElemBytes?: number;
   /** The shader's trap sites, by the numbers its trap records carry. */
   sites?: ModuleSite[];
+  /**
+   * A kernel with warp operations: the same kernel with them as subgroup builtins (`enable
+   * subgroups;`), for devices whose subgroups are CUDA's warps (32 lanes, lane = thread index mod 32).
+   */
+  subgroups?: { source: string; sites: ModuleSite[] };
 }
 
 export interface KernelModuleMeta {

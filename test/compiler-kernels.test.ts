@@ -114,6 +114,24 @@ for (const b of BACKENDS) {
       });
     }
 
+    for (const [op, delta] of [[1, 1], [1, 31], [2, 3], [2, 16], [3, 1], [3, 21], [2, -1]] as const) {
+      it(`whole-warp shuffle op ${op} by ${delta} (block of 80: a partial warp)`, async () => {
+        const block = 80, grid = 2, n = block * grid;
+        const a = ints(n, op * 7 + delta + 50, -1000, 1000);
+        const A = await be.dev.upload('i32', a); const O = be.dev.alloc('i32', n);
+        await run('warpShuffles', grid, block, [A, O, op, delta]);
+        const out = await O.read();
+        for (let g = 0; g < n; g++) {
+          const t = g % block, lane = t & 31;
+          // CUDA's offset is unsigned: -1 is past the warp, so the lane keeps its value.
+          const d = delta >>> 0;
+          const src = op === 1 ? (lane >= d ? lane - d : lane) : op === 2 ? (lane + d < 32 ? lane + d : lane) : ((lane ^ d) < 32 ? lane ^ d : lane);
+          const partner = t - lane + src;
+          expect(out[g], `thread ${t} of block ${Math.floor(g / block)}`).toBe(partner < block ? a[g - t + partner] : a[g]);
+        }
+      });
+    }
+
     for (const mask of [0xffffffff, 0x0000ffff, 0x80000001]) {
       it(`votes with mask ${mask.toString(16)} (block of 48: a partial warp)`, async () => {
         const block = 48, grid = 3, n = block * grid;

@@ -74,8 +74,8 @@ describe('npm pack contents', () => {
   });
 });
 
-/** AssemblyScript the package ships on purpose: the device runtime, the example kernels and simt's own kernels. */
-const KERNEL_SOURCES = /^(assembly\/runtime\/|assembly\/threads\/compiled\.ts$|examples\/kernels\/|kernels\/)/;
+/** AssemblyScript the package ships on purpose: the device runtime, the example kernels, simt's own kernels and the benchmarks' kernels. */
+const KERNEL_SOURCES = /^(assembly\/runtime\/|assembly\/threads\/compiled\.ts$|examples\/kernels\/|kernels\/|bench\/kernels\/)/;
 
 describe('the packed tarball', () => {
   let scratch = '';

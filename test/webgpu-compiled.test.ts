@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDevice, type Device } from '../src/device.js';
-import type { WebGpuDevice } from '../src/webgpu/device.js';
+import { WebGpuDevice, createWebGpuDevice } from '../src/webgpu/device.js';
 import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import type { DType } from '../src/dtypes.js';
@@ -446,7 +446,7 @@ describe('__syncthreads and storage memory on webgpu', () => {
 
   it('storageBarrier() joins workgroupBarrier() only where threads may talk through a storage array', () => {
     expect(barriers('exchangeThroughGlobal')).toBe(1);     // g written, then read by a neighbour
-    expect(barriers('lastWriterWins')).toBe(1);            // out written in a loop with a barrier
+    expect(barriers('lastWriterWins')).toBe(4);            // out written in a loop with a barrier (its 4 trips written out)
     expect(barriers('writeOnceAfterTree')).toBe(0);        // a read only, b written once
     expect(mod.meta.wgsl!.writeOnceAfterTree!.source).toMatch(/workgroupBarrier\(\)/);
     expect(examples.meta.wgsl!.vecMax!.source).not.toMatch(/storageBarrier/);
@@ -566,3 +566,95 @@ describe('launches in flight on webgpu', () => {
     x.free(); y.free();
   });
 });
+
+describe('warp operations as subgroup builtins (the subgroup form of a kernel)', () => {
+  const warpKernels = ['shuffles', 'warpShuffles', 'votes', 'deviceBarriers', 'warpUniformIf', 'warpDivergentIf'];
+
+  it('every kernel with a warp shuffle or vote has a subgroup form; the others have none', () => {
+    for (const [name, w] of Object.entries(language.meta.wgsl!)) {
+      if (!w.source) continue;
+      if (!warpKernels.includes(name)) { expect(w.subgroups, name).toBeUndefined(); continue; }
+      const sg = w.subgroups!.source;
+      expect(sg.startsWith('enable subgroups;\n'), name).toBe(true);
+      expect(sg, name).toMatch(name === 'votes' ? /subgroupBallot/ : /subgroupShuffle|subgroupBallot/);
+      // No workgroup-memory emulation left in it.
+      expect(sg, name).not.toMatch(/sx_shfl_|sx_ballot/);
+      expect(w.subgroups!.sites.map((x) => `${x.line}:${x.column}`), name).toEqual(w.sites!.map((x) => `${x.line}:${x.column}`));
+    }
+    // A whole-warp shuffle by a uniform offset is the matching builtin; a narrower one goes through subgroupShuffle.
+    expect(examples.meta.wgsl!['shuffleSum']!.subgroups!.source).toMatch(/subgroupShuffleDown\(/);
+    expect(language.meta.wgsl!['warpShuffles']!.subgroups!.source).toMatch(/subgroupShuffleUp\([\s\S]*subgroupShuffleDown\([\s\S]*subgroupShuffleXor\(/);
+    expect(language.meta.wgsl!['shuffles']!.subgroups!.source).toMatch(/sx_sg_xor_i32\(/);
+  });
+
+  it('a loop with a constant trip count around warp operations or barriers is written out (up to 8 trips)', async () => {
+    // shuffleSum's `for (offset = 16; offset > 0; offset /= 2)`: five shuffles, no loop around them.
+    expect(examples.meta.wgsl!['shuffleSum']!.subgroups!.source.match(/subgroupShuffleDown\(/g)).toHaveLength(5);
+    const mod = await compileKernels([{ path: 'trips.ts', source: `import { threadIdx, __syncthreads, __shared__ } from "simt/kernel";
+export function trips(out: i32[]): void {
+  const s = __shared__<i32>(64);
+  let v: i32 = threadIdx.x;
+  for (let k = 0; k < 8; k++) { s[threadIdx.x] = v; __syncthreads(); v += s[(threadIdx.x + 1) & 63]; __syncthreads(); }
+  for (let k = 1; k < 512; k *= 2) { s[threadIdx.x] = v; __syncthreads(); v ^= s[(threadIdx.x + k) & 63]; __syncthreads(); }
+  out[threadIdx.x] = v;
+}` }], { cacheDir: false });
+    const wgsl = mod.meta.wgsl!['trips']!.source!;
+    // 8 trips written out (16 barriers), 9 trips left as a loop (2 barriers in its body).
+    expect(wgsl.match(/workgroupBarrier\(\)/g)).toHaveLength(18);
+    expect(wgsl.match(/\bloop \{/g)).toHaveLength(1);
+    const outs: number[][] = [];
+    for (const dev of [wasm, gpu] as GpuDevice[]) {
+      await dev.load(mod);
+      const o = dev.alloc('i32', 64);
+      await dev.launch(mod.kernels.trips!, { grid: 1, block: 64 }, [o] as never);
+      outs.push(Array.from(await o.read()));
+      o.free();
+    }
+    expect(outs[1]).toEqual(outs[0]);
+  });
+
+  it('SwiftShader\'s 4-lane subgroups are not warps: the device keeps the workgroup-memory form, and says why', async () => {
+    expect(gpu.warpOps).toBe('workgroup-memory');
+    expect(gpu.warpOpsReason).toMatch(/subgroups of 4 lanes \(CUDA's warps have 32\)|no subgroups feature/);
+    const off = await createWebGpuDevice({ memoryBytes: 1 << 20, subgroups: false });
+    try {
+      expect(off.warpOps).toBe('workgroup-memory');
+      expect(off.warpOpsReason).toBe('subgroups: false');
+    } finally { await off.destroy(); }
+  });
+
+  // The subgroup form run on SwiftShader's subgroups of 4 consecutive lanes: a shuffle whose
+  // partner lies in the lane's own group of four (xor with a mask below 4, idx of lane ^ 3) is
+  // exact there, so these launches check the form's operands, helpers and partial-warp rule.
+  it('xor and idx shuffles within four lanes, through subgroupShuffle and subgroupShuffleXor, equal wasm (partial warp, widths 32 and 8)', async () => {
+    if (gpu.context.adapterInfo.subgroupMinSize !== 4 || !gpu.context.hasSubgroups) return; // another adapter: the H100 run checks it
+    const forced = new WebGpuDevice(gpu.context, gpu.runtime, 64 << 20, 60_000, false, undefined, { ok: true, reason: 'forced for this test' });
+    await forced.load(language);
+    for (const [op, delta, width] of [[3, 1, 32], [3, 2, 8], [3, 3, 32], [0, 0, 32], [0, 0, 8]] as const) {
+      const data = ints(160, 40 + op + delta + width);
+      const outs: number[][] = [];
+      for (const dev of [wasm, forced] as GpuDevice[]) {
+        const a = await dev.upload('i32', data);
+        const o = dev.alloc('i32', 160);
+        await dev.launch(language.kernels.shuffles!, { grid: 2, block: 80 }, [a, o, op, delta, width] as never);
+        outs.push(Array.from(await o.read()));
+        a.free(); o.free();
+      }
+      expect(outs[1], `op ${op} delta ${delta} width ${width}`).toEqual(outs[0]);
+    }
+    // subgroupShuffleXor itself (a whole-warp xor by a uniform mask), masks within four lanes.
+    for (const mask of [1, 2, 3]) {
+      const data = ints(160, 60 + mask);
+      const outs: number[][] = [];
+      for (const dev of [wasm, forced] as GpuDevice[]) {
+        const a = await dev.upload('i32', data);
+        const o = dev.alloc('i32', 160);
+        await dev.launch(language.kernels.warpShuffles!, { grid: 2, block: 80 }, [a, o, 3, mask] as never);
+        outs.push(Array.from(await o.read()));
+        a.free(); o.free();
+      }
+      expect(outs[1], `xor ${mask}`).toEqual(outs[0]);
+    }
+  });
+});
+

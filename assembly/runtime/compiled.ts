@@ -293,18 +293,21 @@ export function __activeLanes(t: i32, exitSlot: i32): u32 {
   return laneValue<T>(valSlot, t, (lane & ~(width - 1)) + (src & (width - 1)));
 }
 
-/** __shfl_up_sync: lane l reads lane l - delta of its segment; lanes below delta keep their own. */
+/**
+ * __shfl_up_sync: lane l reads lane l - delta of its segment; lanes below delta keep their own.
+ * CUDA's delta is unsigned: a negative one is past every lane, so each keeps its own value.
+ */
 // @ts-ignore: decorator
 @inline export function __shflUpU<T>(valSlot: i32, delta: i32, t: i32, width: i32): T {
   const lane = t & 31;
-  return laneValue<T>(valSlot, t, (lane & (width - 1)) >= delta ? lane - delta : lane);
+  return laneValue<T>(valSlot, t, delta >= 0 && (lane & (width - 1)) >= delta ? lane - delta : lane);
 }
 
-/** __shfl_down_sync: lane l reads lane l + delta of its segment; lanes past the end keep their own. */
+/** __shfl_down_sync: lane l reads lane l + delta of its segment; lanes past the end (or a negative delta) keep their own. */
 // @ts-ignore: decorator
 @inline export function __shflDownU<T>(valSlot: i32, delta: i32, t: i32, width: i32): T {
   const lane = t & 31;
-  return laneValue<T>(valSlot, t, (lane & (width - 1)) + delta < width ? lane + delta : lane);
+  return laneValue<T>(valSlot, t, delta >= 0 && (lane & (width - 1)) + delta < width ? lane + delta : lane);
 }
 
 /** __shfl_xor_sync: lane l reads lane l ^ laneMask (its own when that is in a later segment). */

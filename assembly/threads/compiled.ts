@@ -237,11 +237,12 @@ export function __shfl_sync<T>(mask: u32, v: T, srcLane: i32, width: i32, site: 
 }
 export function __shfl_up_sync<T>(mask: u32, v: T, delta: u32, width: i32, site: i32): T {
   const lane = tid() & 31;
-  return exchange<T>(v, (lane & (width - 1)) >= <i32>delta ? lane - <i32>delta : lane, site, mask);
+  // CUDA's delta is unsigned: a negative one is past every lane (each keeps its own value).
+  return exchange<T>(v, <i32>delta >= 0 && (lane & (width - 1)) >= <i32>delta ? lane - <i32>delta : lane, site, mask);
 }
 export function __shfl_down_sync<T>(mask: u32, v: T, delta: u32, width: i32, site: i32): T {
   const lane = tid() & 31;
-  return exchange<T>(v, (lane & (width - 1)) + <i32>delta < width ? lane + <i32>delta : lane, site, mask);
+  return exchange<T>(v, <i32>delta >= 0 && (lane & (width - 1)) + <i32>delta < width ? lane + <i32>delta : lane, site, mask);
 }
 export function __shfl_xor_sync<T>(mask: u32, v: T, laneMask: i32, width: i32, site: i32): T {
   const lane = tid() & 31;

@@ -18,7 +18,9 @@
 //   analysis cannot prove uniform go through workgroup counters and `workgroupUniformLoad`;
 //   threads that disagree are a divergent barrier, as on wasm.
 // - warp shuffles and votes: a workgroup-memory emulation (the lanes' values in a workgroup
-//   array between two barriers), correct for any subgroup size.
+//   array between two barriers), correct for any subgroup size; and a second form of the kernel
+//   (`subgroups`) with subgroupShuffle and subgroupBallot, which a device runs where its
+//   subgroups are 32 lanes laid out as CUDA's warps (src/webgpu/subgroupProbe.ts).
 // - `return` before a later barrier: the thread sets `sx_exited` and skips its remaining work,
 //   but still reaches the barriers (CUDA's exited threads no longer count).
 // - bounds checks, without a branch: an index outside its array notes the invocation's first
@@ -26,7 +28,8 @@
 //   flushes the note into the `sx_err` buffer (kind, array, index, length, site, thread, block)
 //   when the body ends, and the host turns the record into the KernelError wasm would throw.
 // - strided loops (`for (…; i < E; i += S)`, E and S unchanged): four copies of the body per
-//   trip while four iterations are left, then the loop as written (wgslUnroll.ts).
+//   trip while four iterations are left, then the loop as written (wgslUnroll.ts); a loop around
+//   warp operations or barriers with a constant trip count up to 8 is written out whole.
 // Anything else — 64-bit types, recursion, constructs without a WGSL form — is a diagnostic with
 // file and line in the module's metadata (`meta.wgsl[kernel].diagnostics`); the kernel still
 // builds for wasm and serial.
@@ -53,7 +56,14 @@ export function generateWgsl(analysis: FrontEndAnalysis, kernels: readonly Kerne
     const fn = analysis.functions.find((f) => f.exported && f.name === k.name);
     if (!fn) continue;
     try {
-      out[k.name] = new KernelGen(analysis, fn, !options.unchecked).generate();
+      const gen = new KernelGen(analysis, fn, !options.unchecked);
+      out[k.name] = gen.generate();
+      // A kernel with warp operations also gets its subgroup form, which a device whose
+      // subgroups are its warps (32 lanes, laid out as CUDA's) runs instead.
+      if (gen.usesWarpOps) {
+        const sg = new KernelGen(analysis, fn, !options.unchecked, true).generate();
+        out[k.name]!.subgroups = { source: sg.source!, sites: sg.sites! };
+      }
     } catch (e) {
       if (!(e instanceof NoWgsl)) throw e;
       out[k.name] = { diagnostics: [{ ...analysis.where(e.node, e.file), message: e.message }] };

@@ -1,14 +1,16 @@
 // The block level of a kernel with barriers or warp operations: statements every thread of the
 // workgroup runs together (so barriers stay in uniform control flow), conditions and predicates
-// made uniform through workgroup memory, warp shuffles and votes emulated in workgroup memory.
+// made uniform through workgroup memory, warp shuffles and votes emulated in workgroup memory
+// (or, in a kernel's subgroup form, subgroup builtins).
 
-import { type AstNode, NK } from './ast.js';
+import { type AstNode, LK, NK } from './ast.js';
 import { BARRIERS, BLOCK_PREDICATES, WARP_VOTES } from './language.js';
 import { reprOf } from './wgslTypes.js';
-import { TRAP_DIVERGENT, shuffleFns } from './wgslRuntime.js';
+import { TRAP_DIVERGENT, shuffleFns, subgroupShuffleFns } from './wgslRuntime.js';
 import { paren } from './wgslModel.js';
 import { assignTarget, collectivesIn, hasCollective, listOf, uniformExpr } from './wgslUniformity.js';
 import { StmtEmitter } from './wgslStmt.js';
+import { constantTrips } from './wgslUnroll.js';
 
 /** Prints one function (the kernel's entry body or a device function) as WGSL. */
 export class Emitter extends StmtEmitter {
@@ -58,6 +60,20 @@ export class Emitter extends StmtEmitter {
           if (s.condition && hasCollective(this.fn, s.condition)) this.fail(s.condition, 'a warp operation or block predicate in a loop condition has no WGSL form yet: compute it in the loop body');
           out.push(`${ind}{`);
           const i2 = ind + '  ', i3 = ind + '    ';
+          // A constant trip count (`for (let m = 16; m > 0; m /= 2)`): the trips written out (wgslUnroll.ts).
+          const trips = constantTrips(this.fn, s, (d) => d.node ? reprOf(this.declType(d, d.node)) === 'i32' : false);
+          if (trips !== undefined) {
+            this.blockList([s.initializer], i2, out);
+            const step = { kind: NK.Expression, expression: s.incrementor, range: s.incrementor.range } as AstNode;
+            for (let k = 0; k < trips; k++) {
+              out.push(`${i2}{`);
+              this.blockList(listOf(s.body), i3, out);
+              out.push(`${i2}}`);
+              this.blockList([step], i2, out);
+            }
+            out.push(`${ind}}`);
+            break;
+          }
           if (s.kind === NK.For && s.initializer) this.blockList([s.initializer], i2, out);
           out.push(`${i2}loop {`);
           if (s.kind !== NK.Do && s.condition) out.push(`${i3}if (!${paren(this.blockCond(s.condition, s, i3, out))}) { break; }`);
@@ -118,6 +134,8 @@ export class Emitter extends StmtEmitter {
         continue;
       }
       if (WARP_VOTES.has(name)) {
+        this.g.usesWarpOps = true;
+        if (this.g.subgroups) { this.subgroupVote(c, name, args, ind, out); continue; }
         this.g.workgroupVars.set('sx_vote', 'var<workgroup> sx_ballot: array<atomic<u32>, 32>;\nvar<workgroup> sx_live: array<atomic<u32>, 32>;');
         const bits = this.g.temp(), live = this.g.temp();
         this.topDecls.push(`var ${bits}: u32;`, `var ${live}: u32;`);
@@ -132,6 +150,8 @@ export class Emitter extends StmtEmitter {
       // Shuffles: every lane's value through a workgroup array.
       const t = reprOf(this.ty(args[1]!));
       if (t === 'bool') this.fail(args[1]!, `${name} of a bool has no WGSL form: shuffle an i32`);
+      this.g.usesWarpOps = true;
+      if (this.g.subgroups) { this.subgroupShuffle(c, name, t, args, ind, out); continue; }
       this.g.workgroupVars.set(`sx_shfl_${t}`, `var<workgroup> sx_shfl_${t}: array<${t}, sx_nthreads>;`);
       this.g.helpers.set(`sx_shfl_fns_${t}`, shuffleFns(t));
       const v = this.capture(() => this.expr(args[1]!, t));
@@ -151,5 +171,57 @@ export class Emitter extends StmtEmitter {
       this.stmtList([s], '', lines, false);
     } else this.stmtList([s], '', lines, this.g.exitMode);
     this.guard(ind, out, lines);
+  }
+
+  /**
+   * A vote through subgroupBallot (the device's subgroups are its warps): every invocation
+   * ballots, an exited thread with false, so the live mask is the ballot of the threads that
+   * did not exit, as the emulation's.
+   */
+  private subgroupVote(c: AstNode, name: string, args: AstNode[], ind: string, out: string[]): void {
+    const bits = this.g.temp(), live = this.g.temp(), pred = this.g.temp();
+    this.topDecls.push(`var ${bits}: u32;`, `var ${live}: u32;`, `var ${pred}: bool;`);
+    const p = this.capture(() => this.expr(args[1]!, 'bool'));
+    out.push(`${ind}${pred} = false;`);
+    this.guard(ind, out, [...p.pre, `${pred} = ${p.value};`]);
+    out.push(`${ind}${bits} = subgroupBallot(${pred}).x; ${live} = subgroupBallot(${this.g.exitMode ? '!sx_exited' : 'true'}).x;`);
+    const mask = () => this.expr(args[0]!, 'u32');
+    this.replace.set(c, name === '__ballot_sync' ? `(${bits} & ${mask()})` : name === '__any_sync' ? `((${bits} & ${mask()}) != 0u)` : `((${bits} & ${mask()}) == (${mask()} & ${live}))`);
+  }
+
+  /**
+   * A shuffle through subgroup builtins: the operands computed by the live threads, the shuffle
+   * by all. A whole-warp xor, up or down by an offset WGSL sees as uniform is its own builtin;
+   * the others go through subgroupShuffle with the partner lane computed as the emulation does.
+   * (CUDA's offset is unsigned: a negative one keeps the lane's value, as one past the warp does.)
+   */
+  private subgroupShuffle(c: AstNode, name: string, t: 'i32' | 'u32' | 'f32', args: AstNode[], ind: string, out: string[]): void {
+    const kind = { __shfl_sync: 'idx', __shfl_up_sync: 'up', __shfl_down_sync: 'down', __shfl_xor_sync: 'xor' }[name]!;
+    const value = this.g.temp(), tmp = this.g.temp();
+    this.topDecls.push(`var ${value}: ${t};`, `var ${tmp}: ${t};`);
+    const v = this.capture(() => this.expr(args[1]!, t));
+    const wholeWarp = !args[3] || (args[3].kind === NK.Literal && args[3].literalKind === LK.Integer && String(args[3].value) === '32');
+    if (kind !== 'idx' && wholeWarp && uniformExpr(this.g, this.fn, args[2]!, this.g.uniformVars)) {
+      this.guard(ind, out, [...v.pre, `${value} = ${v.value};`]);
+      const d = this.capture(() => this.expr(args[2]!, 'i32'));
+      const off = this.g.temp();
+      const builtin = { xor: 'subgroupShuffleXor', up: 'subgroupShuffleUp', down: 'subgroupShuffleDown' }[kind]!;
+      // The partner must be a thread of the block: always, when the block is whole warps (a
+      // pipeline constant, so the test folds away; measured on an H100: 7 % of warpSums).
+      const whole = 'sx_nthreads % 32u == 0u';
+      const ok = kind === 'xor' ? `(${whole} || (sx_lin ^ u32(${off})) < sx_nthreads)`
+        : kind === 'up' ? `(sx_lin & 31u) >= u32(${off})` : `(sx_lin & 31u) + u32(${off}) < 32u && (${whole} || sx_lin + u32(${off}) < sx_nthreads)`;
+      out.push(`${ind}{`, ...d.pre.map((l) => `${ind}  ${l}`), `${ind}  let ${off} = ${d.value};`,
+        `${ind}  ${tmp} = select(${value}, ${builtin}(${value}, u32(${off}) & 31u), ${off} >= 0i && ${off} < 32i && ${ok});`, `${ind}}`);
+    } else {
+      this.g.helpers.set(`sx_sg_fns_${t}`, subgroupShuffleFns(t));
+      const lane = this.g.temp(), width = this.g.temp();
+      this.topDecls.push(`var ${lane}: i32;`, `var ${width}: i32;`);
+      const a = this.capture(() => this.expr(args[2]!, 'i32'));
+      const w = this.capture(() => (args[3] ? this.expr(args[3], 'i32') : '32i'));
+      this.guard(ind, out, [...v.pre, `${value} = ${v.value};`, ...a.pre, `${lane} = ${a.value};`, ...w.pre, `${width} = ${w.value};`]);
+      out.push(`${ind}${tmp} = sx_sg_${kind}_${t}(${value}, ${lane}, ${width});`);
+    }
+    this.replace.set(c, tmp);
   }
 }

@@ -77,17 +77,49 @@ fn sx_shfl_idx_${t}(src: i32, width: i32) -> ${t} {
 }
 fn sx_shfl_up_${t}(delta: i32, width: i32) -> ${t} {
   let lane = i32(sx_lin & 31u);
-  return sx_lane_${t}(select(lane, lane - delta, (lane & (width - 1)) >= delta));
+  return sx_lane_${t}(select(lane, lane - delta, delta >= 0 && (lane & (width - 1)) >= delta));
 }
 fn sx_shfl_down_${t}(delta: i32, width: i32) -> ${t} {
   let lane = i32(sx_lin & 31u);
-  return sx_lane_${t}(select(lane, lane + delta, (lane & (width - 1)) + delta < width));
+  return sx_lane_${t}(select(lane, lane + delta, delta >= 0 && (lane & (width - 1)) + delta < width));
 }
 fn sx_shfl_xor_${t}(mask: i32, width: i32) -> ${t} {
   let lane = i32(sx_lin & 31u);
   let src = lane ^ mask;
   let end = (lane & ~(width - 1)) + width;
   return sx_lane_${t}(select(src, lane, src >= end || src < 0 || src >= 32));
+}`;
+}
+
+/**
+ * Warp shuffles through subgroup builtins, where the device found its subgroups to be 32 lanes
+ * laid out as CUDA's warps (src/webgpu/subgroupProbe.ts): lane l of warp w is invocation
+ * 32·w + l. Every invocation calls subgroupShuffle (it must run in uniform control flow); a lane
+ * whose partner is not a thread of the block keeps its own value, as with the emulation above.
+ */
+export function subgroupShuffleFns(t: string): string {
+  return `fn sx_sglane_${t}(v: ${t}, src: i32) -> ${t} {
+  // The partner's subgroup invocation id, relative to this lane's (equal to src where subgroups are warps).
+  let r = subgroupShuffle(v, u32(i32(sx_sgid) + src - i32(sx_lin & 31u)));
+  return select(v, r, src >= 0 && src < 32 && u32(i32(sx_lin & ~31u) + src) < sx_nthreads);
+}
+fn sx_sg_idx_${t}(v: ${t}, src: i32, width: i32) -> ${t} {
+  let lane = i32(sx_lin & 31u);
+  return sx_sglane_${t}(v, (lane & ~(width - 1)) + (src & (width - 1)));
+}
+fn sx_sg_up_${t}(v: ${t}, delta: i32, width: i32) -> ${t} {
+  let lane = i32(sx_lin & 31u);
+  return sx_sglane_${t}(v, select(lane, lane - delta, delta >= 0 && (lane & (width - 1)) >= delta));
+}
+fn sx_sg_down_${t}(v: ${t}, delta: i32, width: i32) -> ${t} {
+  let lane = i32(sx_lin & 31u);
+  return sx_sglane_${t}(v, select(lane, lane + delta, delta >= 0 && (lane & (width - 1)) + delta < width));
+}
+fn sx_sg_xor_${t}(v: ${t}, mask: i32, width: i32) -> ${t} {
+  let lane = i32(sx_lin & 31u);
+  let src = lane ^ mask;
+  let end = (lane & ~(width - 1)) + width;
+  return sx_sglane_${t}(v, select(src, lane, src >= end || src < 0 || src >= 32));
 }`;
 }
 

@@ -25,6 +25,7 @@ import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js'
 import { type DispatchResult, LaunchValidationError, WebGpuRuntime } from './runtime.js';
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
 import { trapMessage, TRAP_RECORD_BYTES } from './trapRecord.js';
+import { probeSubgroupWarps, type SubgroupWarps } from './subgroupProbe.js';
 import { TrapReadbacks } from './trapReadbacks.js';
 import { shippedModule } from '../shippedModule.js';
 
@@ -43,6 +44,12 @@ export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
   context?: WebGpuContext;
   /** Compiled kernel modules (`compileKernels`, `simt build`) whose kernels run as their generated WGSL. */
   modules?: readonly KernelModule[];
+  /**
+   * Run warp shuffles and votes as subgroup builtins where the device's subgroups are CUDA's
+   * warps (checked when the device is created: 32 lanes, lane = thread index mod 32), else in
+   * workgroup memory (default true; false: always workgroup memory). `device.warpOps` says which.
+   */
+  subgroups?: boolean;
 }
 
 const DEFAULT_MEMORY_BYTES = 1 << 30;
@@ -64,7 +71,10 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
     // simt's own module: a declared specialization without a WGSL twin runs its generic kernel's
     // generated WGSL (loaded now, so that such a launch takes its place in the stream at once).
     const shipped = await shippedModule().catch(() => undefined);
-    const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true, shipped);
+    const warps: SubgroupWarps = options.subgroups === false ? { ok: false, reason: 'subgroups: false' }
+      : !ctx.hasSubgroups ? { ok: false, reason: 'the adapter has no subgroups feature' }
+      : await probeSubgroupWarps(ctx.device, Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup));
+    const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true, shipped, warps);
     if (shipped) await dev.load(shipped);
     for (const m of options.modules ?? []) await dev.load(m);
     return dev;
@@ -91,6 +101,13 @@ export class WebGpuDevice implements GpuDevice {
   readonly maxThreadsPerBlock: number;
   /** Set only on wasm devices that `backend: 'auto'` fell back to. */
   readonly fallbackReason: string | undefined = undefined;
+  /**
+   * How compiled kernels run warp shuffles and votes here: as subgroup builtins (the device's
+   * subgroups are CUDA's warps) or through workgroup memory (any subgroup size).
+   */
+  readonly warpOps: 'subgroups' | 'workgroup-memory';
+  /** Why `warpOps` is what it is (the subgroup probe's finding). */
+  readonly warpOpsReason: string;
   /** GPU memory is not the host's: `view()` throws NotHostMappedError; read()/upload() copy. */
   readonly hostMapped = false;
   readonly memoryBytes: number;
@@ -116,8 +133,11 @@ export class WebGpuDevice implements GpuDevice {
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean, shipped?: KernelModule) {
+  constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean, shipped?: KernelModule,
+              warps: SubgroupWarps = { ok: false, reason: 'not checked' }) {
     this.context = ctx;
+    this.warpOps = warps.ok ? 'subgroups' : 'workgroup-memory';
+    this.warpOpsReason = warps.reason;
     this.shipped = shipped;
     this.runtime = runtime;
     this.memoryBytes = memoryBytes;
@@ -318,6 +338,8 @@ export class WebGpuDevice implements GpuDevice {
       throw new LaunchConfigError(`kernel '${kernel.name}' has no WGSL form, so the webgpu backend cannot run it` +
         (d ? `: ${d.file}:${d.line}:${d.column}: ${d.message}` : ''));
     }
+    // The kernel's subgroup form where this device's subgroups are its warps.
+    if (this.warpOps === 'subgroups' && wgsl.subgroups) return { wgsl: { ...wgsl, source: wgsl.subgroups.source, sites: wgsl.subgroups.sites }, meta, constants: {} };
     return { wgsl, meta, constants: {} };
   }
 

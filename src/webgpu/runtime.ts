@@ -282,7 +282,10 @@ export class WebGpuRuntime {
   }
 
   private async compileModule(wgsl: string): Promise<GPUShaderModule> {
-    const code = this.prelude + wgsl;
+    // WGSL's directives (`enable subgroups;`) must precede every declaration: they go above the prelude.
+    const directives = /^(?:enable [\w, ]+;\n)+/.exec(wgsl)?.[0] ?? '';
+    const directiveLines = directives.split('\n').length - 1;
+    const code = directives + this.prelude + wgsl.slice(directives.length);
     this.device.pushErrorScope('validation');
     const module = this.device.createShaderModule({ code });
     const info = await module.getCompilationInfo();
@@ -290,8 +293,10 @@ export class WebGpuRuntime {
     const errors = info.messages.filter((m) => m.type === 'error');
     if (errors.length > 0 || error) {
       const lines = errors.map((m) => {
-        const line = m.lineNum - this.preludeLines;
-        const where = line > 0 ? `kernel line ${line}:${m.linePos}` : `prelude line ${m.lineNum}:${m.linePos}`;
+        // The code is the kernel's directives, the prelude, then the rest of the kernel.
+        const inPrelude = m.lineNum > directiveLines && m.lineNum <= directiveLines + this.preludeLines;
+        const where = inPrelude ? `prelude line ${m.lineNum - directiveLines}:${m.linePos}`
+          : `kernel line ${m.lineNum <= directiveLines ? m.lineNum : m.lineNum - this.preludeLines}:${m.linePos}`;
         return `${where}: ${m.message}`;
       });
       if (lines.length === 0 && error) lines.push(error.message);

@@ -351,3 +351,14 @@ export function warpDivergentIf(out: i32[]): void {
   if (threadIdx.x < 5) v = __shfl_xor_sync(0xffffffff, v, 1);
   out[threadIdx.x] = v;
 }
+
+/** Whole-warp shuffles by an offset the same for every thread (on WGSL, their own subgroup builtins): op 1 up, 2 down, 3 xor. */
+export function warpShuffles(a: i32[], out: i32[], op: i32, delta: i32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const v = a[g];
+  let r: i32 = 0;
+  if (op == 1) r = __shfl_up_sync(0xffffffff, v, delta);
+  if (op == 2) r = __shfl_down_sync(0xffffffff, v, delta);
+  if (op == 3) r = __shfl_xor_sync(0xffffffff, v, delta);
+  out[g] = r;
+}
