@@ -90,3 +90,39 @@ describe('the forms a compile builds on demand', () => {
     await expect(buildFine(bare)).rejects.toThrow(/has no fine-grained form: rebuild it with this version of simt/);
   });
 });
+
+describe('a[i] op= v and a[i]++ in the block form', () => {
+  const BUMP = `
+import { threadIdx, blockIdx, blockDim } from "simt/kernel";
+export function bump(a: i32[], at: i32[], n: i32): void {
+  const t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  a[at[t]] += t;
+  a[at[t] + 1]++;
+}
+`;
+  it('checks the index once (the load\'s check covers the store), and still traps at the element', async () => {
+    let block = '';
+    const mod = await compileKernels([{ path: 'bump.ts', source: BUMP }], { cacheDir: false, onGenerated: (g) => { block = g.block; } });
+    const stores = block.split('\n').filter((l) => /__stu?<i32>\(__p_a/.test(l));
+    expect(stores.length).toBeGreaterThan(0);
+    for (const l of stores) { expect(l).toMatch(/^\s*__stu<i32>\(__p_a/); expect(l).toMatch(/__ld<i32>\(__p_a/); }
+    const { createDevice } = await import('../src/device.js');
+    const { KernelError } = await import('../src/errors.js');
+    const dev = await createDevice({ backend: 'wasm', workers: 2, memoryBytes: 16 << 20, modules: [mod] });
+    try {
+      const n = 15;
+      const at = Int32Array.from({ length: n }, (_, t) => 2 * t);   // distinct cells: no race
+      const expected = new Int32Array(32);
+      for (let t = 0; t < n; t++) { expected[at[t]!]! += t; expected[at[t]! + 1]! += 1; }
+      const A = await dev.upload('i32', new Int32Array(32));
+      const AT = await dev.upload('i32', at);
+      await dev.launch(mod.kernels.bump!, { grid: 1, block: 32 }, [A, AT, n]);
+      expect(Array.from(await A.read())).toEqual(Array.from(expected));
+      await AT.upload(Int32Array.from({ length: n }, (_, t) => (t === 13 ? 32 : 2 * t)));
+      const p = dev.launch(mod.kernels.bump!, { grid: 1, block: 32 }, [A, AT, n]);
+      await expect(p).rejects.toThrow(KernelError);
+      await expect(p).rejects.toThrow(/^kernel bump trapped in block \(0, 0, 0\): index 32 is out of bounds of 'a' \(length 32\) in thread \(13, 0, 0\) at bump\.ts:6:3$/);
+    } finally { await dev.destroy(); }
+  });
+});

@@ -170,6 +170,18 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
     await same(lang, 'perThreadUniformLoop', 2, 64, [{ dtype: 'i32', data: new Int32Array(128) }, 3]);
   });
 
+  it('a conditional f32 min/max assignment is a select in WGSL (one read per operand, no branch); a storage target keeps its if', async () => {
+    const w = language.meta.wgsl!['floatMinMax']!.source!;
+    // `if (a[i] > hi) hi = a[i];` and the shared tree's `if (t < s && c[t + s] > c[t]) c[t] = c[t + s];`
+    expect(w).toMatch(/let (sx_t\d+) = u_hi;\s*let (sx_t\d+) = a_a\[[^\]]*\];\s*u_hi = select\(\1, \2, \1 < \2\);/);
+    expect(w).toMatch(/if \(\(u_t < u_s\)\) \{\s*let (sx_t\d+) = w_c\[[^;]*;\s*let (sx_t\d+) = w_c\[[^;]*;\s*sx_st_w_c\([^;]*select\(\1, \2, \1 < \2\)\);/);
+    // A storage element is stored only when the condition holds (another workgroup may write it).
+    const m = await compileKernels([{ path: 'maxInto.ts', source: 'import { threadIdx } from "simt/kernel";\nexport function maxInto(a: f32[], out: f32[]): void { const t = threadIdx.x; if (a[t] > out[t]) out[t] = a[t]; }\n' }], { cacheDir: false });
+    const st = m.meta.wgsl!['maxInto']!.source!;
+    expect(st).toMatch(/if \(\(a_a\[[^\n]*> a_out\[/);
+    expect(st).not.toMatch(/select\(sx_t\d+/);
+  });
+
   it('floatMinMax: comparisons with NaN and signed zeros as written', async () => {
     const r = rng(12);
     const a = Float32Array.from({ length: 3000 }, () => (r() - 0.5) * 100);

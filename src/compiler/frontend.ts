@@ -683,6 +683,12 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
     /** The load and store helpers of an array: a local array is private, no scheduling point in the fine form. */
     ld(d: Decl): string { return ctx.mode === 'fine' && d.array!.space === 'local' ? '__ldl' : checked ? '__ld' : '__ldu'; }
     st(d: Decl): string { return ctx.mode === 'fine' && d.array!.space === 'local' ? '__stl' : checked ? '__st' : '__stu'; }
+    /**
+     * The store of `a[i] op= v` and `a[i]++`: the load of a[i] that computes the value has checked
+     * the same index (a pure one) just before, so the block form stores without a second check
+     * (in the trap's place nothing changes: the load traps first). The fine form keeps both.
+     */
+    rmwStore(d: Decl): string { return ctx.mode === 'fine' ? this.st(d) : '__stu'; }
     ptr(d: Decl, node?: AstNode): string {
       const a = d.array!;
       if (a.space === 'global') return `__p_${d.outName}`;
@@ -750,7 +756,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
           if (!isPureIndex(left.elementExpression)) fail(n, `'${textOf(n)}': a compound assignment to an array element needs an index without side effects`);
           value = `${this.ld(d)}<${elem}>(${this.access(d, left.elementExpression, left, 'read')}) ${op.slice(0, -1)} (${value})`;
         }
-        this.sb.push(`${this.st(d)}<${elem}>(${this.access(d, left.elementExpression, left, 'write')}, <${elem}>(${value}))`);
+        this.sb.push(`${op === '=' ? this.st(d) : this.rmwStore(d)}<${elem}>(${this.access(d, left.elementExpression, left, 'write')}, <${elem}>(${value}))`);
         return;
       }
       super.visitBinaryExpression(n);
@@ -763,7 +769,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       if (!isPureIndex(operand.elementExpression)) fail(n, `'${textOf(n)}': ${op} on an array element needs an index without side effects`);
       const elem = d.array!.elem;
       const old = `${this.ld(d)}<${elem}>(${this.access(d, operand.elementExpression, operand, 'read')})`;
-      this.sb.push(`${this.st(d)}<${elem}>(${this.access(d, operand.elementExpression, operand, 'write')}, <${elem}>(${old} ${op[0]} 1))`);
+      this.sb.push(`${this.rmwStore(d)}<${elem}>(${this.access(d, operand.elementExpression, operand, 'write')}, <${elem}>(${old} ${op[0]} 1))`);
       return true;
     }
     override visitUnaryPostfixExpression(n: AstNode): void { if (!this.incDec(n)) super.visitUnaryPostfixExpression(n); }

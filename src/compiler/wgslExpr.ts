@@ -15,6 +15,9 @@ export class ExprEmitter extends TypedEmitter {
 
   /** e as WGSL, converted to `want` when given. */
   expr(e: AstNode, want?: WType): string {
+    // A node the emitter has already printed (a collective's result, a select built for a conditional assignment).
+    const done = e.kind !== NK.Call ? this.replace.get(e) : undefined;
+    if (done !== undefined) return done;
     const lit = this.litKind(e);
     if (lit && want) {
       const v = this.litValue(e);

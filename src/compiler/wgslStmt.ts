@@ -8,12 +8,52 @@ import { reprOf, zero } from './wgslTypes.js';
 import { paren } from './wgslModel.js';
 import { containsReturn, listOf } from './wgslUniformity.js';
 import { ExprEmitter } from './wgslExpr.js';
+import { matchConditionalAssign } from './minmax.js';
 import { type StridedLoop, UNROLL, stridedLoop } from './wgslUnroll.js';
 
 /** Per-thread statements; the block level (barriers, warp operations) is the subclass's. */
 export abstract class StmtEmitter extends ExprEmitter {
   /** Printing a copy of an unrolled body (unrolledTrips): its own `continue` ends the copy. */
   private continueEndsCopy = false;
+  /**
+   * `if ([guard &&] x > m) m = x;` (and the other shapes of minmax.ts) on f32, m a local or an
+   * element of a __shared__ or __local__ array: each operand read once and `m = select(…)`, the
+   * comparison the if made (so NaN and signed zeros come out as written), without a branch. The
+   * block form does the same with wasm's pmax/pmin. An element is stored even when it keeps its
+   * value, so only arrays no other workgroup sees. Measured on an H100: see bench/RESULTS.md.
+   */
+  private conditionalMinMax(s: AstNode, ind: string, out: string[]): boolean {
+    const m = matchConditionalAssign(s);
+    if (!m || this.ty(m.mm.a) !== 'f32' || this.ty(m.mm.b) !== 'f32') return false;
+    if (m.target.kind === NK.ElementAccess) {
+      const r = this.arrayOf(m.target.expression);
+      if (!r || r.space === 'storage') return false;
+    } else if (!this.fn.refs.get(m.target) || this.fn.refs.get(m.target)!.array) return false;
+    const body = listOf(s.ifTrue)[0]!;
+    const assign = body.kind === NK.Expression ? body.expression as AstNode : undefined;
+    if (!assign || assign.kind !== NK.Binary) return false;
+    let inner: string;
+    if (m.guard) {
+      const g = this.expr(m.guard, 'bool');
+      this.flushPre(ind, out);
+      out.push(`${ind}if (${g}) {`);
+    } else out.push(`${ind}{`);
+    inner = ind + '  ';
+    const a = this.g.temp(), b = this.g.temp();
+    const av = this.expr(m.mm.a, 'f32');
+    this.flushPre(inner, out);
+    out.push(`${inner}let ${a} = ${av};`);
+    const bv = this.expr(m.mm.b, 'f32');
+    this.flushPre(inner, out);
+    out.push(`${inner}let ${b} = ${bv};`);
+    // pmax(a, b) = a < b ? b : a; pmin(a, b) = b < a ? b : a.
+    this.replace.set(assign.right as AstNode, m.mm.op === '__pmax' ? `select(${a}, ${b}, ${a} < ${b})` : `select(${a}, ${b}, ${b} < ${a})`);
+    const st = this.exprStatement(assign);
+    this.flushPre(inner, out);
+    out.push(`${inner}${st}`, `${ind}}`);
+    return true;
+  }
+
   // --- functions ----------------------------------------------------------------------------
 
   kernelBody(): string {
@@ -84,6 +124,7 @@ export abstract class StmtEmitter extends ExprEmitter {
         return;
       }
       case NK.If: {
+        if (this.conditionalMinMax(s, ind, out)) return;
         const c = this.expr(s.condition, 'bool');
         this.flushPre(ind, out);
         out.push(`${ind}if (${c}) {`);
