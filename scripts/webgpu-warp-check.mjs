@@ -2,8 +2,7 @@
 // device picks (`device.warpOps`: subgroup builtins where its subgroups are CUDA's warps, else
 // workgroup memory). For a real GPU, where the subgroup form runs; the test suite covers the
 // workgroup-memory form on SwiftShader. Needs `npm run build` (dist/). Prints one JSON line per
-// case and a summary; exits 1 when any case differs. (warpUniformIf is left out: an if around warp
-// operations whose condition differs between warps is a divergent barrier on webgpu.)
+// case and a summary; exits 1 when any case differs.
 //
 //   node scripts/webgpu-warp-check.mjs [--subgroups false]
 import { createDevice } from '../dist/src/device.js';
@@ -52,10 +51,22 @@ for (const block of [80, 256, 1024].filter((b) => b <= gpu.maxThreadsPerBlock)) 
       [{ dtype: 'i32', data: ints(n) }, { dtype: 'u32', data: new Uint32Array(4 * n) }, mask]) && ok;
   }
   if (block % 32 === 0) {
-    for (const k of ['deviceBarriers']) {
+    for (const k of ['deviceBarriers', 'warpUniformIf']) {
       ok = await same(`${k} block ${block}`, lang, k, grid, block, [{ dtype: 'i32', data: ints(n - 7) }, { dtype: 'i32', data: new Int32Array(n) }, n - 7]) && ok;
     }
   }
+}
+// A condition around a warp operation that differs inside a warp: the same KernelError on both.
+{
+  const messages = [];
+  for (const dev of [wasm, gpu]) {
+    const o = dev.alloc('i32', 64);
+    messages.push(await dev.launch(lang.kernels.warpDivergentIf, { grid: 1, block: 64 }, [o]).then(() => 'no trap', (e) => e.message));
+    o.free();
+  }
+  const equal = messages[0] === messages[1] && /divergent warp operation/.test(messages[0]);
+  console.log(JSON.stringify({ case: 'warpDivergentIf traps', equal, ...(equal ? {} : { messages }) }));
+  ok = ok && equal;
 }
 // shuffleSum: integer-valued floats, so the sum is exact in any order.
 {

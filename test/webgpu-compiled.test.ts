@@ -156,6 +156,25 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
     });
   }
 
+  for (const [n, grid, block] of [[1, 1, 32], [200, 2, 64], [1000, 3, 256], [700, 3, 96]] as const) {
+    it(`warpUniformIf: warp operations under conditions the same per warp (block reduce), n=${n} grid=${grid} block=${block}`, async () => {
+      await same(lang, 'warpUniformIf', grid, block, [{ dtype: 'i32', data: ints(n, n + 3) }, { dtype: 'i32', data: new Int32Array(grid * block) }, n]);
+    });
+  }
+
+  it('warpDivergentIf: a condition around a warp operation that differs inside a warp is the KernelError wasm throws', async () => {
+    const messages: string[] = [];
+    for (const dev of [wasm, gpu] as GpuDevice[]) {
+      const o = dev.alloc('i32', 64);
+      const p = dev.launch(language.kernels.warpDivergentIf!, { grid: 1, block: 64 }, [o] as never);
+      await expect(p).rejects.toThrow(KernelError);
+      messages.push(await p.catch((e: Error) => e.message) as string);
+      o.free();
+    }
+    expect(messages[1]).toBe(messages[0]);
+    expect(messages[1]).toMatch(/divergent warp operation: the condition of an if with warp operations at test\/kernels\/language\.ts:\d+:\d+ differs between the lanes of warp 0 \(first seen in thread \(5, 0, 0\)\)/);
+  });
+
   it('atomics on global and shared arrays (add, max, min, inc with wrap, CAS, exch)', async () => {
     const r = await same(lang, 'atomics', 6, 64, [{ dtype: 'i32', data: ints(384, 8, -1000, 1000) }, { dtype: 'i32', data: [0, -2147483648, 2147483647, 0, 0] }, { dtype: 'u32', data: [0] }, 100]);
     expect(r.webgpu[1]![4]).toBe(7);

@@ -4,9 +4,9 @@
 // (or, in a kernel's subgroup form, subgroup builtins).
 
 import { type AstNode, LK, NK } from './ast.js';
-import { BARRIERS, BLOCK_PREDICATES, WARP_VOTES } from './language.js';
+import { BARRIERS, BLOCK_PREDICATES, WARP_SHUFFLES, WARP_VOTES } from './language.js';
 import { reprOf } from './wgslTypes.js';
-import { TRAP_DIVERGENT, shuffleFns, subgroupShuffleFns } from './wgslRuntime.js';
+import { TRAP_DIVERGENT, TRAP_DIVERGENT_WARP, shuffleFns, subgroupShuffleFns } from './wgslRuntime.js';
 import { paren } from './wgslModel.js';
 import { assignTarget, collectivesIn, hasCollective, listOf, uniformExpr } from './wgslUniformity.js';
 import { StmtEmitter } from './wgslStmt.js';
@@ -16,10 +16,18 @@ import { constantTrips } from './wgslUnroll.js';
 export class Emitter extends StmtEmitter {
   // --- the block level: barriers and warp operations ------------------------------------------
 
+  /** Predicates of the warp-uniform ifs around the statement being printed (warpPredicatedIf). */
+  private readonly preds: string[] = [];
+
+  /** Whether this thread runs the block-level code here: it has not exited and its warp-uniform ifs hold. */
+  private activeCond(): string {
+    return [...(this.g.exitMode ? ['!sx_exited'] : []), ...this.preds].join(' && ') || 'true';
+  }
+
   protected guard(ind: string, out: string[], lines: string[]): void {
     if (!lines.length) return;
-    if (!this.g.exitMode) { for (const l of lines) out.push(ind + l); return; }
-    out.push(`${ind}if (!sx_exited) {`, ...lines.map((l) => `${ind}  ${l}`), `${ind}}`);
+    if (!this.g.exitMode && !this.preds.length) { for (const l of lines) out.push(ind + l); return; }
+    out.push(`${ind}if (${this.activeCond()}) {`, ...lines.map((l) => `${ind}  ${l}`), `${ind}}`);
   }
 
   protected barrier(): string { return this.g.storageBarrier ? 'storageBarrier(); workgroupBarrier();' : 'workgroupBarrier();'; }
@@ -34,7 +42,7 @@ export class Emitter extends StmtEmitter {
     let group: AstNode[] = [];
     const flush = () => {
       if (!group.length) return;
-      if (this.g.exitMode) {
+      if (this.g.exitMode || this.preds.length) {
         const inner: string[] = [];
         this.stmtList(group, '', inner, true);
         this.guard(ind, out, inner);
@@ -51,6 +59,7 @@ export class Emitter extends StmtEmitter {
         case NK.Block: out.push(`${ind}{`); this.blockList(s.statements, ind + '  ', out); out.push(`${ind}}`); break;
         case NK.If:
           if (!hasCollective(this.fn, s.ifTrue) && !(s.ifFalse && hasCollective(this.fn, s.ifFalse))) { this.collectiveStatement(s, [s.condition], ind, out); break; }
+          if (this.isWarpUniformIf(s)) { this.warpPredicatedIf(s, ind, out); break; }
           out.push(`${ind}if (${this.blockCond(s.condition, s, ind, out)}) {`);
           this.blockList(listOf(s.ifTrue), ind + '  ', out);
           if (s.ifFalse) { out.push(`${ind}} else {`); this.blockList(listOf(s.ifFalse), ind + '  ', out); }
@@ -184,7 +193,7 @@ export class Emitter extends StmtEmitter {
     const p = this.capture(() => this.expr(args[1]!, 'bool'));
     out.push(`${ind}${pred} = false;`);
     this.guard(ind, out, [...p.pre, `${pred} = ${p.value};`]);
-    out.push(`${ind}${bits} = subgroupBallot(${pred}).x; ${live} = subgroupBallot(${this.g.exitMode ? '!sx_exited' : 'true'}).x;`);
+    out.push(`${ind}${bits} = subgroupBallot(${pred}).x; ${live} = subgroupBallot(${this.activeCond()}).x;`);
     const mask = () => this.expr(args[0]!, 'u32');
     this.replace.set(c, name === '__ballot_sync' ? `(${bits} & ${mask()})` : name === '__any_sync' ? `((${bits} & ${mask()}) != 0u)` : `((${bits} & ${mask()}) == (${mask()} & ${live}))`);
   }
@@ -223,5 +232,54 @@ export class Emitter extends StmtEmitter {
       out.push(`${ind}${tmp} = sx_sg_${kind}_${t}(${value}, ${lane}, ${width});`);
     }
     this.replace.set(c, tmp);
+  }
+
+  /**
+   * An `if` around warp operations only (no barrier or block predicate) whose condition WGSL
+   * cannot see as uniform: CUDA's block reductions (`if (warp == 0) v = warpSum(v);`) need it
+   * to be the same within each warp only.
+   */
+  private isWarpUniformIf(s: AstNode): boolean {
+    if (hasCollective(this.fn, s.condition) || uniformExpr(this.g, this.fn, s.condition, this.g.uniformVars)) return false;
+    const calls = [...collectivesIn(this.fn, s.ifTrue), ...collectivesIn(this.fn, s.ifFalse)];
+    return calls.every((c) => { const n = c.expression.text as string; return n in WARP_SHUFFLES || WARP_VOTES.has(n); });
+  }
+
+  /**
+   * A warp-uniform if, as the block form runs it: every thread stores its condition; a warp whose
+   * live lanes disagree traps as a divergent warp operation naming the first lane that differs
+   * from the warp's first live lane (wasm's __warpUniform); then the whole block runs each
+   * branch, its statements and its warp operations' operands guarded by the condition (or its
+   * negation). Warp operations stay in uniform control flow; a lane's partner is in its warp,
+   * so in the same branch.
+   */
+  private warpPredicatedIf(s: AstNode, ind: string, out: string[]): void {
+    const p = this.g.temp(), bits = this.g.temp(), live = this.g.temp();
+    this.topDecls.push(`var ${p}: bool;`, `var ${bits}: u32;`, `var ${live}: u32;`);
+    const c = this.capture(() => this.expr(s.condition, 'bool'));
+    out.push(`${ind}${p} = false;`);
+    this.guard(ind, out, [...c.pre, `${p} = ${c.value};`]);
+    if (this.g.subgroups) {
+      out.push(`${ind}${bits} = subgroupBallot(${p}).x; ${live} = subgroupBallot(${this.activeCond()}).x;`);
+    } else {
+      this.g.workgroupVars.set('sx_vote', 'var<workgroup> sx_ballot: array<atomic<u32>, 32>;\nvar<workgroup> sx_live: array<atomic<u32>, 32>;');
+      out.push(`${ind}if ((sx_lin & 31u) == 0u) { atomicStore(&sx_ballot[sx_lin >> 5u], 0u); atomicStore(&sx_live[sx_lin >> 5u], 0u); }`, `${ind}workgroupBarrier();`);
+      this.guard(ind, out, ['atomicOr(&sx_live[sx_lin >> 5u], 1u << (sx_lin & 31u));', `if (${p}) { atomicOr(&sx_ballot[sx_lin >> 5u], 1u << (sx_lin & 31u)); }`]);
+      out.push(`${ind}workgroupBarrier();`, `${ind}${bits} = atomicLoad(&sx_ballot[sx_lin >> 5u]); ${live} = atomicLoad(&sx_live[sx_lin >> 5u]);`, `${ind}workgroupBarrier();`);
+    }
+    const site = this.g.site(s, this.file, 'condition of an if with warp operations');
+    out.push(`${ind}{`,
+      `${ind}  let sx_first = select(0u, firstTrailingBit(${live}), ${live} != 0u);`,
+      `${ind}  let sx_differ = select(${bits} & ${live}, ${live} & ~${bits}, ((${bits} >> sx_first) & 1u) != 0u);`,
+      `${ind}  sx_trapIf(${live} != 0u && sx_differ != 0u && (sx_lin & 31u) == firstTrailingBit(sx_differ), ${TRAP_DIVERGENT_WARP}u, 0u, 0u, 0u, ${site}u);`,
+      `${ind}}`);
+    this.preds.push(p);
+    this.blockList(listOf(s.ifTrue), ind, out);
+    this.preds.pop();
+    if (s.ifFalse) {
+      this.preds.push(`!${p}`);
+      this.blockList(listOf(s.ifFalse), ind, out);
+      this.preds.pop();
+    }
   }
 }

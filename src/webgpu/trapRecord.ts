@@ -19,6 +19,12 @@ export function trapMessage(rec: Uint32Array, block: Dim3, wgsl: ModuleWgslKerne
     const i = signed ? index! | 0 : index! >>> 0;
     return { blockIdx, message: `index ${i} is out of bounds of '${array.slice(array.indexOf('.') + 1)}' (length ${length}) in ${thread}${at}` };
   }
+  if (kind === 3) {
+    return {
+      blockIdx,
+      message: `divergent warp operation: the ${site?.what ?? 'condition'}${at} differs between the lanes of warp ${Math.floor(t / 32)} (first seen in ${thread}); CUDA requires every lane a warp operation names to reach it`,
+    };
+  }
   return {
     blockIdx,
     message: `divergent barrier: the ${site?.what ?? 'condition'}${at} differs between the threads of the block (first seen in ${thread}); CUDA requires every thread of a block to reach the same barriers`,
