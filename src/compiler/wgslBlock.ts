@@ -144,14 +144,7 @@ export class Emitter extends StmtEmitter {
       }
       if (WARP_VOTES.has(name)) {
         this.g.usesWarpOps = true;
-        if (this.g.subgroups) { this.subgroupVote(c, name, args, ind, out); continue; }
-        this.g.workgroupVars.set('sx_vote', 'var<workgroup> sx_ballot: array<atomic<u32>, 32>;\nvar<workgroup> sx_live: array<atomic<u32>, 32>;');
-        const bits = this.g.temp(), live = this.g.temp();
-        this.topDecls.push(`var ${bits}: u32;`, `var ${live}: u32;`);
-        const p = this.capture(() => this.expr(args[1]!, 'bool'));
-        out.push(`${ind}if ((sx_lin & 31u) == 0u) { atomicStore(&sx_ballot[sx_lin >> 5u], 0u); atomicStore(&sx_live[sx_lin >> 5u], 0u); }`, `${ind}workgroupBarrier();`);
-        this.guard(ind, out, [...p.pre, 'atomicOr(&sx_live[sx_lin >> 5u], 1u << (sx_lin & 31u));', `if (${p.value}) { atomicOr(&sx_ballot[sx_lin >> 5u], 1u << (sx_lin & 31u)); }`]);
-        out.push(`${ind}workgroupBarrier();`, `${ind}${bits} = atomicLoad(&sx_ballot[sx_lin >> 5u]); ${live} = atomicLoad(&sx_live[sx_lin >> 5u]);`, `${ind}workgroupBarrier();`);
+        const { bits, live } = this.warpBallot(this.predicate(args[1]!, ind, out), ind, out);
         const mask = () => this.expr(args[0]!, 'u32');
         this.replace.set(c, name === '__ballot_sync' ? `(${bits} & ${mask()})` : name === '__any_sync' ? `((${bits} & ${mask()}) != 0u)` : `((${bits} & ${mask()}) == (${mask()} & ${live}))`);
         continue;
@@ -182,20 +175,33 @@ export class Emitter extends StmtEmitter {
     this.guard(ind, out, lines);
   }
 
+  /** A per-thread bool: e where the thread is active (it has not exited, its warp-uniform ifs hold), false elsewhere. */
+  private predicate(e: AstNode, ind: string, out: string[]): string {
+    const p = this.g.temp();
+    this.topDecls.push(`var ${p}: bool;`);
+    const v = this.capture(() => this.expr(e, 'bool'));
+    out.push(`${ind}${p} = false;`);
+    this.guard(ind, out, [...v.pre, `${p} = ${v.value};`]);
+    return p;
+  }
+
   /**
-   * A vote through subgroupBallot (the device's subgroups are its warps): every invocation
-   * ballots, an exited thread with false, so the live mask is the ballot of the threads that
-   * did not exit, as the emulation's.
+   * Per warp, the bits of the active lanes whose `pred` holds and of all active lanes (exited
+   * threads and those outside the warp-uniform ifs around count as neither): subgroupBallot in
+   * a kernel's subgroup form, else per-warp atomicOr words between barriers.
    */
-  private subgroupVote(c: AstNode, name: string, args: AstNode[], ind: string, out: string[]): void {
-    const bits = this.g.temp(), live = this.g.temp(), pred = this.g.temp();
-    this.topDecls.push(`var ${bits}: u32;`, `var ${live}: u32;`, `var ${pred}: bool;`);
-    const p = this.capture(() => this.expr(args[1]!, 'bool'));
-    out.push(`${ind}${pred} = false;`);
-    this.guard(ind, out, [...p.pre, `${pred} = ${p.value};`]);
-    out.push(`${ind}${bits} = subgroupBallot(${pred}).x; ${live} = subgroupBallot(${this.activeCond()}).x;`);
-    const mask = () => this.expr(args[0]!, 'u32');
-    this.replace.set(c, name === '__ballot_sync' ? `(${bits} & ${mask()})` : name === '__any_sync' ? `((${bits} & ${mask()}) != 0u)` : `((${bits} & ${mask()}) == (${mask()} & ${live}))`);
+  private warpBallot(pred: string, ind: string, out: string[]): { bits: string; live: string } {
+    const bits = this.g.temp(), live = this.g.temp();
+    this.topDecls.push(`var ${bits}: u32;`, `var ${live}: u32;`);
+    if (this.g.subgroups) {
+      out.push(`${ind}${bits} = subgroupBallot(${pred}).x; ${live} = subgroupBallot(${this.activeCond()}).x;`);
+      return { bits, live };
+    }
+    this.g.workgroupVars.set('sx_vote', 'var<workgroup> sx_ballot: array<atomic<u32>, 32>;\nvar<workgroup> sx_live: array<atomic<u32>, 32>;');
+    out.push(`${ind}if ((sx_lin & 31u) == 0u) { atomicStore(&sx_ballot[sx_lin >> 5u], 0u); atomicStore(&sx_live[sx_lin >> 5u], 0u); }`, `${ind}workgroupBarrier();`);
+    this.guard(ind, out, ['atomicOr(&sx_live[sx_lin >> 5u], 1u << (sx_lin & 31u));', `if (${pred}) { atomicOr(&sx_ballot[sx_lin >> 5u], 1u << (sx_lin & 31u)); }`]);
+    out.push(`${ind}workgroupBarrier();`, `${ind}${bits} = atomicLoad(&sx_ballot[sx_lin >> 5u]); ${live} = atomicLoad(&sx_live[sx_lin >> 5u]);`, `${ind}workgroupBarrier();`);
+    return { bits, live };
   }
 
   /**
@@ -254,19 +260,8 @@ export class Emitter extends StmtEmitter {
    * so in the same branch.
    */
   private warpPredicatedIf(s: AstNode, ind: string, out: string[]): void {
-    const p = this.g.temp(), bits = this.g.temp(), live = this.g.temp();
-    this.topDecls.push(`var ${p}: bool;`, `var ${bits}: u32;`, `var ${live}: u32;`);
-    const c = this.capture(() => this.expr(s.condition, 'bool'));
-    out.push(`${ind}${p} = false;`);
-    this.guard(ind, out, [...c.pre, `${p} = ${c.value};`]);
-    if (this.g.subgroups) {
-      out.push(`${ind}${bits} = subgroupBallot(${p}).x; ${live} = subgroupBallot(${this.activeCond()}).x;`);
-    } else {
-      this.g.workgroupVars.set('sx_vote', 'var<workgroup> sx_ballot: array<atomic<u32>, 32>;\nvar<workgroup> sx_live: array<atomic<u32>, 32>;');
-      out.push(`${ind}if ((sx_lin & 31u) == 0u) { atomicStore(&sx_ballot[sx_lin >> 5u], 0u); atomicStore(&sx_live[sx_lin >> 5u], 0u); }`, `${ind}workgroupBarrier();`);
-      this.guard(ind, out, ['atomicOr(&sx_live[sx_lin >> 5u], 1u << (sx_lin & 31u));', `if (${p}) { atomicOr(&sx_ballot[sx_lin >> 5u], 1u << (sx_lin & 31u)); }`]);
-      out.push(`${ind}workgroupBarrier();`, `${ind}${bits} = atomicLoad(&sx_ballot[sx_lin >> 5u]); ${live} = atomicLoad(&sx_live[sx_lin >> 5u]);`, `${ind}workgroupBarrier();`);
-    }
+    const p = this.predicate(s.condition, ind, out);
+    const { bits, live } = this.warpBallot(p, ind, out);
     const site = this.g.site(s, this.file, 'condition of an if with warp operations');
     out.push(`${ind}{`,
       `${ind}  let sx_first = select(0u, firstTrailingBit(${live}), ${live} != 0u);`,
