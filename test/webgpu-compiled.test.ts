@@ -9,6 +9,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDevice, type Device } from '../src/device.js';
 import { WebGpuDevice, createWebGpuDevice } from '../src/webgpu/device.js';
+import { probeSubgroupWarps } from '../src/webgpu/subgroupProbe.js';
 import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import type { DType } from '../src/dtypes.js';
@@ -647,6 +648,8 @@ export function trips(out: i32[]): void {
   it('SwiftShader\'s 4-lane subgroups are not warps: the device keeps the workgroup-memory form, and says why', async () => {
     expect(gpu.warpOps).toBe('workgroup-memory');
     expect(gpu.warpOpsReason).toMatch(/subgroups of 4 lanes \(CUDA's warps have 32\)|no subgroups feature/);
+    // The adapter reports 4 lanes, so the device does not run the probe; the probe itself measures the same.
+    if (gpu.context.hasSubgroups) expect(await probeSubgroupWarps(gpu.context.device, gpu.maxThreadsPerBlock)).toEqual({ ok: false, reason: 'subgroups of 4 lanes (CUDA\'s warps have 32)' });
     const off = await createWebGpuDevice({ memoryBytes: 1 << 20, subgroups: false });
     try {
       expect(off.warpOps).toBe('workgroup-memory');

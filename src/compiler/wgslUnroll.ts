@@ -85,17 +85,28 @@ export function stridedLoop(fn: FunctionInfo, s: AstNode, isI32: (d: Decl) => bo
   } else return undefined;
   if (!stride || !invariant(fn, c.right) || !invariant(fn, stride)) return undefined;
   // The body may not move i, leave the loop (break, return) or, in a while loop, skip the step.
-  let ok = true, continues = false;
+  const jumps = bodyJumps(fn, body, decl);
+  if (jumps.leaves || (jumps.continues && s.kind === NK.While)) return undefined;
+  return { decl, counter: c.left as AstNode, end: c.right as AstNode, stride, body, continues: jumps.continues };
+}
+
+/**
+ * How a loop's body may leave its trip: `leaves` when it returns, breaks out of this loop or
+ * assigns the counter `decl`; `continues` when it continues this loop (jumps of nested loops
+ * are theirs).
+ */
+function bodyJumps(fn: FunctionInfo, body: AstNode[], decl: Decl): { leaves: boolean; continues: boolean } {
+  let leaves = false, continues = false;
   const scan = (n: AstNode, depth: number): void => walk(n, (x) => {
     if (x !== n && (x.kind === NK.For || x.kind === NK.While || x.kind === NK.Do)) { scan(x, depth + 1); return false; }
-    if (x.kind === NK.Return || (x.kind === NK.Break && depth === 0)) ok = false;
-    if (x.kind === NK.Continue && depth === 0) { if (s.kind === NK.While) ok = false; else continues = true; }
+    if (x.kind === NK.Return || (x.kind === NK.Break && depth === 0)) leaves = true;
+    if (x.kind === NK.Continue && depth === 0) continues = true;
     const t = assigned(x);
-    if (t && fn.refs.get(t) === decl) ok = false;
+    if (t && fn.refs.get(t) === decl) leaves = true;
     return undefined;
   });
   for (const b of body) scan(b, 0);
-  return ok ? { decl, counter: c.left as AstNode, end: c.right as AstNode, stride, body, continues } : undefined;
+  return { leaves, continues };
 }
 
 /**
@@ -129,16 +140,8 @@ export function constantTrips(fn: FunctionInfo, s: AstNode, isI32: (d: Decl) => 
   if (bound === undefined || !test) return undefined;
   const step = stepOf(fn, decl, s.incrementor);
   if (!step) return undefined;
-  let ok = true;
-  const scan = (n: AstNode, depth: number): void => walk(n, (x) => {
-    if (x !== n && (x.kind === NK.For || x.kind === NK.While || x.kind === NK.Do)) { scan(x, depth + 1); return false; }
-    if (x.kind === NK.Return || ((x.kind === NK.Break || x.kind === NK.Continue) && depth === 0)) ok = false;
-    const t = assigned(x);
-    if (t && fn.refs.get(t) === decl) ok = false;
-    return undefined;
-  });
-  for (const b of listOf(s.body)) scan(b, 0);
-  if (!ok) return undefined;
+  const jumps = bodyJumps(fn, listOf(s.body), decl);
+  if (jumps.leaves || jumps.continues) return undefined;
   let m = start, trips = 0;
   while (test(m)) {
     if (++trips > MAX_FULL_UNROLL) return undefined;

@@ -73,7 +73,7 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
     const shipped = await shippedModule().catch(() => undefined);
     const warps: SubgroupWarps = options.subgroups === false ? { ok: false, reason: 'subgroups: false' }
       : !ctx.hasSubgroups ? { ok: false, reason: 'the adapter has no subgroups feature' }
-      : await probeSubgroupWarps(ctx.device, Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup));
+      : subgroupSizeRulesOut(ctx.adapterInfo) ?? await probeSubgroupWarps(ctx.device, Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup));
     const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true, shipped, warps);
     if (shipped) await dev.load(shipped);
     for (const m of options.modules ?? []) await dev.load(m);
@@ -82,6 +82,13 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
     await ctx.destroy();
     throw e;
   }
+}
+
+/** The adapter's reported subgroup sizes exclude 32 lanes (SwiftShader: 4): no probe needed. */
+function subgroupSizeRulesOut(info: WebGpuAdapterInfo): SubgroupWarps | undefined {
+  const min = info.subgroupMinSize, max = info.subgroupMaxSize;
+  if (min === undefined || max === undefined || (min <= 32 && max >= 32)) return undefined;
+  return { ok: false, reason: `subgroups of ${min === max ? min : `${min} to ${max}`} lanes (CUDA's warps have 32)` };
 }
 
 interface PreparedLaunch {
@@ -130,6 +137,8 @@ export class WebGpuDevice implements GpuDevice {
   private trapBuffer: WebGpuBuffer | undefined;
   /** Where each generated launch's command buffer copies the trap record, mapped for many launches at once. */
   private readonly trapReadbacks: TrapReadbacks;
+  /** The subgroup form of each generated kernel launched here (generatedKernel). */
+  private readonly subgroupForms = new WeakMap<ModuleWgslKernel, ModuleWgslKernel>();
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -338,8 +347,12 @@ export class WebGpuDevice implements GpuDevice {
       throw new LaunchConfigError(`kernel '${kernel.name}' has no WGSL form, so the webgpu backend cannot run it` +
         (d ? `: ${d.file}:${d.line}:${d.column}: ${d.message}` : ''));
     }
-    // The kernel's subgroup form where this device's subgroups are its warps.
-    if (this.warpOps === 'subgroups' && wgsl.subgroups) return { wgsl: { ...wgsl, source: wgsl.subgroups.source, sites: wgsl.subgroups.sites }, meta, constants: {} };
+    // The kernel's subgroup form where this device's subgroups are its warps (made once per kernel).
+    if (this.warpOps === 'subgroups' && wgsl.subgroups) {
+      let form = this.subgroupForms.get(wgsl);
+      if (!form) { form = { ...wgsl, source: wgsl.subgroups.source, sites: wgsl.subgroups.sites }; this.subgroupForms.set(wgsl, form); }
+      return { wgsl: form, meta, constants: {} };
+    }
     return { wgsl, meta, constants: {} };
   }
 
