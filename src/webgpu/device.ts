@@ -25,7 +25,7 @@ import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js'
 import { type DispatchResult, LaunchValidationError, WebGpuRuntime } from './runtime.js';
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
 import { trapMessage, TRAP_RECORD_BYTES } from './trapRecord.js';
-import { probeSubgroupWarps, type SubgroupWarps } from './subgroupProbe.js';
+import { probeSubgroupWarps, subgroupSizeRulesOut, type SubgroupWarps } from './subgroupProbe.js';
 import { TrapReadbacks } from './trapReadbacks.js';
 import { shippedModule } from '../shippedModule.js';
 
@@ -73,7 +73,7 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
     const shipped = await shippedModule().catch(() => undefined);
     const warps: SubgroupWarps = options.subgroups === false ? { ok: false, reason: 'subgroups: false' }
       : !ctx.hasSubgroups ? { ok: false, reason: 'the adapter has no subgroups feature' }
-      : subgroupSizeRulesOut(ctx.adapterInfo) ?? await probeSubgroupWarps(ctx.device, Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup));
+      : subgroupSizeRulesOut(ctx.adapterInfo.subgroupMinSize, ctx.adapterInfo.subgroupMaxSize) ?? await probeSubgroupWarps(ctx.device, Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup));
     const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true, shipped, warps);
     if (shipped) await dev.load(shipped);
     for (const m of options.modules ?? []) await dev.load(m);
@@ -82,13 +82,6 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
     await ctx.destroy();
     throw e;
   }
-}
-
-/** The adapter's reported subgroup sizes exclude 32 lanes (SwiftShader: 4): no probe needed. */
-function subgroupSizeRulesOut(info: WebGpuAdapterInfo): SubgroupWarps | undefined {
-  const min = info.subgroupMinSize, max = info.subgroupMaxSize;
-  if (min === undefined || max === undefined || (min <= 32 && max >= 32)) return undefined;
-  return { ok: false, reason: `subgroups of ${min === max ? min : `${min} to ${max}`} lanes (CUDA's warps have 32)` };
 }
 
 interface PreparedLaunch {

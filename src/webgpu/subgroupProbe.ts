@@ -30,6 +30,16 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(subgroup_invocation_i
 }
 `;
 
+/** The verdict for subgroups of min to max lanes when that range leaves out CUDA's 32. */
+function wrongWidth(min: number, max: number): SubgroupWarps {
+  return { ok: false, reason: `subgroups of ${min === max ? min : `${min} to ${max}`} lanes (CUDA's warps have 32)` };
+}
+
+/** The adapter's reported subgroup sizes, when they already rule out 32 lanes (SwiftShader: 4): no probe needed. */
+export function subgroupSizeRulesOut(min: number | undefined, max: number | undefined): SubgroupWarps | undefined {
+  return min === undefined || max === undefined || (min <= 32 && max >= 32) ? undefined : wrongWidth(min, max);
+}
+
 /** Workgroup shapes checked: a full-size 1-D block, one with a partial last warp, and a 3-D one. */
 function probeShapes(maxThreads: number): [number, number, number][] {
   return [[Math.min(1024, maxThreads), 1, 1], [80, 1, 1], [8, 4, 3]];
@@ -65,7 +75,7 @@ export async function probeSubgroupWarps(device: WebGpuDeviceHandle, maxThreads:
     await readback.mapAsync(GPUMapMode.READ);
     const [bad, maxSize, minSize] = new Uint32Array(readback.getMappedRange().slice(0));
     readback.unmap();
-    if (minSize !== 32 || maxSize !== 32) return { ok: false, reason: `subgroups of ${minSize === maxSize ? minSize : `${minSize} to ${maxSize}`} lanes (CUDA's warps have 32)` };
+    if (minSize !== 32 || maxSize !== 32) return wrongWidth(minSize!, maxSize!);
     if (bad !== 0) return { ok: false, reason: `${bad} invocations were not in the subgroup of their warp (lane ≠ thread index mod 32)` };
     return { ok: true, reason: 'subgroups of 32 lanes laid out as CUDA\'s warps' };
   } catch (e) {
