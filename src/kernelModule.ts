@@ -38,6 +38,12 @@ export interface ModuleWgslKernel {
    * subgroups;`), for devices whose subgroups are CUDA's warps (32 lanes, lane = thread index mod 32).
    */
   subgroups?: { source: string; sites: ModuleSite[] };
+  /**
+   * An entry point of the same shader (and bindings) that the backend dispatches once, one
+   * invocation, just before the kernel's: it decides per launch whether a global atomicInc
+   * counter may take the fast ticket form (src/compiler/wgslTicket.ts).
+   */
+  guardEntryPoint?: string;
 }
 
 export interface KernelModuleMeta {

@@ -8,6 +8,7 @@ import type { KernelModule } from '../src/kernelModule.js';
 import type { DimLike } from '../src/dims.js';
 import { KernelError } from '../src/errors.js';
 import { compiledBackends, onCompiledBackend, rng } from './helpers.js';
+import { INC_CASES, incSequence } from './cuda-model.js';
 
 let mod: KernelModule;
 beforeAll(async () => { mod = await compileKernelFiles(['test/kernels/language.ts']); });
@@ -176,6 +177,18 @@ for (const b of BACKENDS) {
       // 640 increments with wrap at limit 100: 640 mod 101.
       expect((await C.read())[0]).toBe(n % 101);
     });
+
+    for (const c of INC_CASES) {
+      it(`atomicInc from ${c.start} with bound ${c.limit}${c.store ? ' (counter stored in the kernel)' : ''}: each value once, as CUDA's sequence`, async () => {
+        const n = c.grid * c.block;
+        const C = await be.dev.upload('u32', [c.store ? 0 : c.start]);
+        const G = be.dev.alloc('u32', n);
+        await run('incTickets', c.grid, c.block, [C, G, c.limit, c.start, c.store]);
+        const ref = incSequence(c.start, c.limit, n);
+        expect(Array.from(await G.read()).sort((x, y) => x - y)).toEqual(ref.got.sort((x, y) => x - y));
+        expect((await C.read())[0]).toBe(ref.final);
+      });
+    }
 
     it('a device function with array and scalar arguments (grid-stride axpy, n not a multiple of anything)', async () => {
       const n = 10_007;

@@ -57,3 +57,23 @@ export function applyAtomic(op: AtomicOp, old: V, v: V, v2?: V): [V, V] {
     case 'xorU32': return [(n ^ (v as number)) >>> 0, old];
   }
 }
+
+/** CUDA's atomicInc applied n times to a counter starting at `start`: the values returned in order, and the counter after. */
+export function incSequence(start: number, limit: number, n: number): { got: number[]; final: number } {
+  const got: number[] = [];
+  let c = start >>> 0;
+  for (let k = 0; k < n; k++) { got.push(c); c = c >= limit >>> 0 ? 0 : (c + 1) >>> 0; }
+  return { got, final: c };
+}
+
+/** atomicInc cases: below, at and above the bound, u32 wrap, bound 0, a bound of 2^31 or more, a counter stored in the kernel. */
+export const INC_CASES = [
+  { start: 0, limit: 100, store: 0, grid: 10, block: 64 },
+  { start: 100, limit: 100, store: 0, grid: 4, block: 64 },
+  { start: 500, limit: 100, store: 0, grid: 4, block: 64 },
+  { start: 0xfffffff0, limit: 0xffffffff, store: 0, grid: 2, block: 64 },
+  { start: 7, limit: 0, store: 0, grid: 2, block: 32 },
+  { start: 3, limit: 0x90000000, store: 0, grid: 3, block: 96 },
+  { start: 500, limit: 100, store: 1, grid: 1, block: 256 },
+  { start: 5, limit: 100, store: 1, grid: 1, block: 256 },
+] as const;

@@ -15,6 +15,7 @@ import type { KernelModule } from '../src/kernelModule.js';
 import type { DType } from '../src/dtypes.js';
 import { KernelError, LaunchConfigError } from '../src/errors.js';
 import { rng, withWasmAndWebGpu } from './helpers.js';
+import { INC_CASES, incSequence } from './cuda-model.js';
 import { crossCheck, type Job } from '../src/crosscheck/index.js';
 import type { GpuDevice } from '../src/deviceApi.js';
 import type { Kernel } from '../src/kernel.js';
@@ -179,6 +180,36 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
   it('atomics on global and shared arrays (add, max, min, inc with wrap, CAS, exch)', async () => {
     const r = await same(lang, 'atomics', 6, 64, [{ dtype: 'i32', data: ints(384, 8, -1000, 1000) }, { dtype: 'i32', data: [0, -2147483648, 2147483647, 0, 0] }, { dtype: 'u32', data: [0] }, 100]);
     expect(r.webgpu[1]![4]).toBe(7);
+  });
+
+  for (const c of INC_CASES) {
+    it(`atomicInc on one global counter from ${c.start} with bound ${c.limit}${c.store ? ' (stored in the kernel)' : ''}: the ticket form where the guard allows it, CUDA's values`, async () => {
+      const n = c.grid * c.block;
+      const r = await both(lang, 'incTickets', c.grid, c.block, [{ dtype: 'u32', data: [c.store ? 0 : c.start] }, { dtype: 'u32', data: new Uint32Array(n) }, c.limit, c.start, c.store]);
+      const ref = incSequence(c.start, c.limit, n);
+      for (const dev of ['wasm', 'webgpu'] as const) {
+        expect(Array.from(r[dev][1]!).sort((x, y) => x - y), dev).toEqual([...ref.got].sort((x, y) => x - y));
+        expect(r[dev][0]![0], dev).toBe(ref.final);
+      }
+    });
+  }
+
+  it('a global atomicInc counter gets the guarded ticket form; a counter with another atomic on it, or a bound that is not launch-uniform, does not', async () => {
+    const w = language.meta.wgsl!['incTickets']!;
+    expect(w.guardEntryPoint).toBe('sx_guard');
+    expect(w.source).toMatch(/fn sx_guard\(\)/);
+    expect(w.source).toMatch(/cudaAtomicIncFromBelow\(&a_counters\[i\], v\)/);
+    expect(language.meta.wgsl!['atomics']!.source).toMatch(/cudaAtomicIncFromBelow\(&a_counters\[i\], v\)/);
+    const m = await compileKernels([{ path: 'inc.ts', source: [
+      'import { threadIdx, blockDim, atomicInc, atomicAdd } from "simt/kernel";',
+      'export function mixed(c: u32[], limit: u32): void { atomicInc(c, 0, limit); atomicAdd(c, 0, 1); }',
+      'export function twoIndices(c: u32[], limit: u32): void { atomicInc(c, threadIdx.x & 1, limit); }',
+      'export function threadBound(c: u32[]): void { atomicInc(c, 0, <u32>threadIdx.x); }',
+      'export function blockBound(c: u32[]): void { atomicInc(c, 0, <u32>blockDim.x); }', ''].join('\n') }], { cacheDir: false });
+    for (const k of ['mixed', 'twoIndices', 'threadBound', 'blockBound']) {
+      expect(m.meta.wgsl![k]!.guardEntryPoint, k).toBeUndefined();
+      expect(m.meta.wgsl![k]!.source, k).not.toMatch(/cudaAtomicIncFromBelow|sx_guard/);
+    }
   });
 
   it('axpy through a device function (arrays bound per call site)', async () => {

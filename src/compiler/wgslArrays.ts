@@ -5,6 +5,7 @@
 import { reprOf, wtypeOf, zero, bitsOf, isSmall } from './wgslTypes.js';
 import { TRAP_OUT_OF_BOUNDS, casFn } from './wgslRuntime.js';
 import type { ArrRef } from './wgslModel.js';
+import { type TicketSite, ticketIncBody, ticketStoreClear } from './wgslTicket.js';
 
 /**
  * The helper functions of one shader that read, write and update its arrays: bounds-checked
@@ -13,6 +14,8 @@ import type { ArrRef } from './wgslModel.js';
  */
 export class ArrayHelpers {
   readonly helpers = new Map<string, string>();
+  /** Global counters whose atomicInc may take the ticket form (wgslTicket.ts), by array. */
+  tickets = new Map<ArrRef, TicketSite>();
 
   constructor(readonly checked: boolean) {}
 
@@ -76,6 +79,13 @@ export class ArrayHelpers {
       }
       return `${name}(${i}, ${v});`;
     }
+    const ticket = this.tickets.get(r);
+    if (ticket) {
+      // A store to a ticket counter's array: one that hits the counter sends later increments to the exact loop.
+      const name = `sx_put_${r.name}`;
+      if (!this.helpers.has(name)) this.helpers.set(name, `fn ${name}(i: u32, v: u32) {\n  ${ticketStoreClear(ticket, 'i')}\n  atomicStore(&${r.name}[i], v);\n}`);
+      return `${name}(${i}, ${v});`;
+    }
     if (r.atomic) return `atomicStore(&${r.name}[${i}], ${r.elem === 'f32' ? `bitcast<u32>(${v})` : v});`;
     return `${r.name}[${i}] = ${v};`;
   }
@@ -126,7 +136,9 @@ export class ArrayHelpers {
     const operand = op === 'atomicInc' || op === 'atomicDec' ? 'u32' : t;
     const args = op === 'atomicCAS' ? `c: ${t}, v: ${t}` : `v: ${operand}`;
     const check = this.checked ? `  let n = ${this.lengthOf(r)};\n  if (i >= n) { sx_trapIf(true, ${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, site); return ${zero(reprOf(t))}; }\n` : '';
-    this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, ${args}) -> ${t} {\n${check}  return ${expr};\n}`);
+    const ticket = op === 'atomicInc' ? this.tickets.get(r) : undefined;
+    const body = ticket ? ticketIncBody(ticket, p) : `  return ${expr};`;
+    this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, ${args}) -> ${t} {\n${check}${body}\n}`);
     return name;
   }
 }

@@ -13,6 +13,7 @@ import { ArrayHelpers, storageElem, workgroupElem } from './wgslArrays.js';
 import { Emitter } from './wgslBlock.js';
 import { type ArrRef, type FnCtx, type Specialization, NoWgsl, isAssignOp } from './wgslModel.js';
 import { containsReturn, findUniformVars, hasCollective } from './wgslUniformity.js';
+import { type AtomicUse, GUARD_ENTRY_POINT, findTicketSites, guardEntryPoint } from './wgslTicket.js';
 
 /** Loop statements: a write inside one may be repeated by the same thread. */
 const LOOPS = new Set<number>([NK.For, NK.While, NK.Do]);
@@ -50,6 +51,8 @@ export class KernelGen extends ArrayHelpers {
   /** Set when the kernel has a warp shuffle or vote (then it also gets a subgroup form). */
   usesWarpOps = false;
   private tempCount = 0;
+  /** Every atomic call on each kernel array (through device functions too): what findTicketSites looks at. */
+  private readonly atomicUses = new Map<ArrRef, AtomicUse[]>();
 
   /** subgroups: warp operations as subgroup builtins (`enable subgroups;`) instead of the workgroup-memory emulation. */
   constructor(readonly fe: FrontEndAnalysis, readonly fn: FunctionInfo, checked: boolean, readonly subgroups = false) { super(checked); }
@@ -86,6 +89,7 @@ export class KernelGen extends ArrayHelpers {
     }
     const kctx: FnCtx = { fn, kernel: true, arrays: this.kernelArrays };
     this.scanUsage(kctx, [fn.name]);
+    this.tickets = findTicketSites(this.fe, fn, this.atomicUses);
     this.hasCollectives = hasCollective(fn, fn.node.body);
     this.exitMode = this.hasCollectives && containsReturn(fn.node.body);
     this.storageBarrier = [...this.kernelArrays.values()].some(needsStorageBarrier);
@@ -98,6 +102,7 @@ export class KernelGen extends ArrayHelpers {
       source: this.assemble(body, em, specTexts),
       ...(dyn.length ? { dynamicSharedElemBytes: elemBytes(dyn[0]!.elem) } : {}),
       sites: this.sites,
+      ...(this.tickets.size ? { guardEntryPoint: GUARD_ENTRY_POINT } : {}),
     };
   }
 
@@ -128,7 +133,15 @@ export class KernelGen extends ArrayHelpers {
       }
       if (c.kind === NK.Call && c.expression.kind === NK.Identifier && !ctx.fn.refs.has(c.expression)) {
         const name = c.expression.text as string;
-        if (name in ATOMICS) { const r = arrayOf(c.args[0]); if (r) { r.atomic = true; r.loadSites++; store(r, inLoop); } }
+        if (name in ATOMICS) {
+          const r = arrayOf(c.args[0]);
+          if (r) {
+            r.atomic = true; r.loadSites++; store(r, inLoop);
+            const uses = this.atomicUses.get(r) ?? [];
+            uses.push({ op: name, index: c.args[1], operands: c.args.slice(2), ctx });
+            this.atomicUses.set(r, uses);
+          }
+        }
         const target = this.fe.functions.find((f) => f.name === name && !f.exported);
         if (target) this.specialize(ctx, target, c, stack);
       }
@@ -207,6 +220,7 @@ fn ${WGSL_ENTRY_POINT}(@builtin(local_invocation_id) sx_l: vec3u, @builtin(local
 ${this.subgroups ? '  sx_sgid = sx_sgi;\n' : ''}  sx_main(sx_l, sx_li, sx_w);
   sx_flush();
 }`);
+    if (this.tickets.size) lines.push(guardEntryPoint(this.tickets, (r) => this.lengthOf(r)));
     return lines.join('\n') + '\n';
   }
 }

@@ -378,6 +378,7 @@ export class WebGpuDevice implements GpuDevice {
         wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
         buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
         ...(slot ? { constants: l.generated!.constants, errorBuffer: this.trapRecord(), errorReadback: slot.buffer, errorReadbackOffset: slot.offset } : {}),
+        ...(l.generated?.wgsl.guardEntryPoint ? { guardEntryPoint: l.generated.wgsl.guardEntryPoint } : {}),
       });
     } catch (e) {
       if (slot) this.trapReadbacks.release(slot);

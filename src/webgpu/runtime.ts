@@ -71,6 +71,12 @@ export interface DispatchDescriptor {
   errorReadback?: WebGpuBuffer;
   /** Where in errorReadback the record goes (bytes, a multiple of 4). */
   errorReadbackOffset?: number;
+  /**
+   * An entry point of the same shader dispatched once (one workgroup of one invocation) just
+   * before the kernel, with its bindings: a generated kernel's ticket guard (src/compiler/wgslTicket.ts).
+   * Skipped when one buffer is bound twice (an alias the guard cannot see through).
+   */
+  guardEntryPoint?: string;
 }
 
 /** A launch's commands failed WebGPU validation (seen after submit, with the launch's completion). */
@@ -446,6 +452,9 @@ export class WebGpuRuntime {
     }
     const [bx, by, bz] = desc.workgroupSize;
     const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length, desc.constants, desc.errorBuffer !== undefined);
+    const guard = desc.guardEntryPoint && new Set(desc.buffers).size === desc.buffers.length
+      ? await this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, desc.errorBuffer !== undefined)
+      : undefined;
     const device = this.device;
     const noop: DispatchResult = { dispatches: 0, completed: () => device.queue.onSubmittedWorkDone(), validated: Promise.resolve() };
     if (gx === 0 || gy === 0 || gz === 0) return noop;
@@ -497,6 +506,12 @@ export class WebGpuRuntime {
     const pass = enc.beginComputePass(
       querySet ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {},
     );
+    if (guard) {
+      // Same layout as the kernel's (one per binding shape): the first chunk's bind group serves.
+      pass.setPipeline(guard.pipeline);
+      pass.setBindGroup(0, bindings.groups[0]!);
+      pass.dispatchWorkgroups(1);
+    }
     pass.setPipeline(entry.pipeline);
     for (let c = 0; c < chunks; c++) {
       pass.setBindGroup(0, bindings.groups[c]!);

@@ -362,3 +362,14 @@ export function warpShuffles(a: i32[], out: i32[], op: i32, delta: i32): void {
   if (op == 3) r = __shfl_xor_sync(0xffffffff, v, delta);
   out[g] = r;
 }
+
+/**
+ * CUDA's atomicInc on one global counter from every thread, each thread keeping the value it got.
+ * With `store` set, thread 0 of the (single) block first stores `start` into the counter, after
+ * the launch began: the WGSL form's per-launch ticket guard cannot have seen that value.
+ */
+export function incTickets(counters: u32[], got: u32[], limit: u32, start: u32, store: i32): void {
+  if (store != 0 && threadIdx.x == 0) counters[0] = start;
+  __syncthreads();
+  got[blockIdx.x * blockDim.x + threadIdx.x] = atomicInc(counters, 0, limit);
+}
