@@ -217,6 +217,64 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
     await same(lang, 'axpy', 3, 64, [2, { dtype: 'f32', data: Float32Array.from(ints(n, 9)) }, { dtype: 'f32', data: Float32Array.from(ints(n, 10)) }, n]);
   });
 
+  describe('launches in flight share a command buffer (runtime batches)', () => {
+    /** Counts queue.submit calls on the webgpu device while `f` runs. */
+    async function submitsDuring(f: () => Promise<void>): Promise<number> {
+      const queue = (gpu as WebGpuDevice).context.device.queue;
+      const submit = queue.submit;
+      let n = 0;
+      queue.submit = function (this: GPUQueue, ...a: Parameters<GPUQueue['submit']>) { n++; return submit.apply(this, a); };
+      try { await f(); } finally { queue.submit = submit; }
+      return n;
+    }
+    const n = 1000;
+    const x = Float32Array.from({ length: n }, (_, i) => (i % 13) - 6);
+
+    it('a burst of launches with the same arguments: one submit, every launch applied', async () => {
+      const X = await gpu.upload('f32', x); const Y = await gpu.upload('f32', new Float32Array(n));
+      const launches = 30;
+      const submits = await submitsDuring(async () => {
+        await Promise.all(Array.from({ length: launches }, () => gpu.launch(language.kernels.axpy!, { grid: 2, block: 64 }, [1, X, Y, n] as never)));
+      });
+      expect(submits).toBe(1);
+      expect(Array.from(await Y.read())).toEqual(Array.from(x, (v) => v * launches));
+      X.free(); Y.free();
+    });
+
+    it('a burst whose scalars change: each launch reads its own uniform words (a rewrite submits the launches before it)', async () => {
+      const X = await gpu.upload('f32', x); const Y = await gpu.upload('f32', new Float32Array(n));
+      const alphas = [1, 2, 3, 4, 5, 6, 7, 8];
+      await Promise.all(alphas.map((alpha) => gpu.launch(language.kernels.axpy!, { grid: 2, block: 64 }, [alpha, X, Y, n] as never)));
+      expect(Array.from(await Y.read())).toEqual(Array.from(x, (v) => v * 36));
+      X.free(); Y.free();
+    });
+
+    it('launches, uploads and reads in flight keep stream order', async () => {
+      const X = await gpu.upload('f32', x); const Y = await gpu.upload('f32', new Float32Array(n));
+      const k = language.kernels.axpy!;
+      const ops = [gpu.launch(k, { grid: 2, block: 64 }, [1, X, Y, n] as never), gpu.launch(k, { grid: 2, block: 64 }, [1, X, Y, n] as never),
+        X.upload(Float32Array.from(x, (v) => 10 * v)), gpu.launch(k, { grid: 2, block: 64 }, [1, X, Y, n] as never)];
+      const mid = Y.read();
+      ops.push(gpu.launch(k, { grid: 2, block: 64 }, [1, X, Y, n] as never));
+      await Promise.all(ops);
+      expect(Array.from(await mid)).toEqual(Array.from(x, (v) => 12 * v));
+      expect(Array.from(await Y.read())).toEqual(Array.from(x, (v) => 22 * v));
+      X.free(); Y.free();
+    });
+
+    it('a launch that traps in the middle of a burst fails alone; the launches around it run', async () => {
+      const X = await gpu.upload('f32', x); const Y = await gpu.upload('f32', new Float32Array(n));
+      const k = language.kernels.axpy!;
+      const results = await Promise.allSettled([1, 2, 3].map((alpha) => gpu.launch(k, { grid: 2, block: 64 }, [alpha, X, Y, alpha === 2 ? n + 1 : n] as never)));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(KernelError);
+      expect((results[1] as PromiseRejectedResult).reason.message).toMatch(/index 1000 is out of bounds of 'x' \(length 1000\)/);
+      // The trapping launch wrote every in-bounds element before the trap; CUDA leaves the same.
+      expect(Array.from(await Y.read())).toEqual(Array.from(x, (v) => 6 * v));
+      X.free(); Y.free();
+    });
+  });
+
   it('perThreadUniformLoop: a block-level loop whose condition is checked at run time', async () => {
     await same(lang, 'perThreadUniformLoop', 2, 64, [{ dtype: 'i32', data: new Int32Array(128) }, 3]);
   });

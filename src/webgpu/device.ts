@@ -119,6 +119,8 @@ export class WebGpuDevice implements GpuDevice {
   private readonly live = new Set<WebGpuDeviceArray<DType>>();
   private destroyed = false;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Operations enqueued and not yet started: a launch with none behind it submits its batch. */
+  private queued = 0;
   private readonly launchTimeoutMs: number;
   private readonly gpuTiming: boolean;
   private lostReason: string | undefined;
@@ -219,8 +221,12 @@ export class WebGpuDevice implements GpuDevice {
    * order, as the wasm device orders them).
    * @internal
    */
-  enqueue<T>(op: () => Promise<T>): Promise<T> {
+  enqueue<T>(op: () => Promise<T>, launch = false): Promise<T> {
+    this.queued++;
     const run = this.tail.catch(() => undefined).then(() => {
+      this.queued--;
+      // Launches encoded so far go to the GPU before any other operation (runtime.ts: batches).
+      if (!launch) this.runtime.flush();
       this.checkAlive();
       return op();
     });
@@ -258,7 +264,7 @@ export class WebGpuDevice implements GpuDevice {
     // Launches are ordered on the stream by their submission, not their completion (as CUDA's
     // are): the next launch or transfer is submitted while this one runs, and this promise
     // settles when it has run and its trap record has been read.
-    const submitted = this.enqueue(() => this.submit(prepared));
+    const submitted = this.enqueue(() => this.submit(prepared), true);
     const done = submitted.then((s) => this.complete(prepared, s));
     this.inFlight.add(done);
     void done.then(() => this.inFlight.delete(done), () => this.inFlight.delete(done));
@@ -365,8 +371,20 @@ export class WebGpuDevice implements GpuDevice {
     return { buffers, scalars: Uint32Array.from(words), lengths };
   }
 
-  /** Encodes and submits one launch (in stream order); complete() waits for it. */
+  /**
+   * Encodes one launch (in stream order) into the runtime's open batch, and submits the batch
+   * unless another operation is already queued behind it (a burst of launches in flight then
+   * shares one command buffer and submit); complete() waits for it.
+   */
   private async submit(l: Omit<PreparedLaunch, 'wgsl'>): Promise<SubmittedLaunch> {
+    try {
+      return await this.encode(l);
+    } finally {
+      if (this.queued === 0) this.runtime.flush();
+    }
+  }
+
+  private async encode(l: Omit<PreparedLaunch, 'wgsl'>): Promise<SubmittedLaunch> {
     if (this.lostReason) throw new DeviceDestroyedError(this.lostReason);
     if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
     const wgsl = l.generated ? l.generated.wgsl.source! : await loadKernelWgsl(l.info);
@@ -386,7 +404,8 @@ export class WebGpuDevice implements GpuDevice {
     }
     // An empty grid submits nothing: there is no record to wait for.
     if (slot && result.dispatches === 0) { this.trapReadbacks.release(slot); return { result, t0 }; }
-    return { result, t0, ...(slot ? { words: this.trapReadbacks.submitted(slot) } : {}) };
+    // The record's slot may be mapped only once the batch holding the launch is submitted.
+    return { result, t0, ...(slot ? { words: result.submitted.then(() => this.trapReadbacks.submitted(slot)) } : {}) };
   }
 
   /** Waits for a submitted launch to run, then checks its trap record (generated kernels). */
