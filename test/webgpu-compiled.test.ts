@@ -273,6 +273,23 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
       expect(Array.from(await Y.read())).toEqual(Array.from(x, (v) => 6 * v));
       X.free(); Y.free();
     });
+
+    it('150 launches in flight (three batches, two readback buffers) with every 7th trapping: each record goes to its own launch', async () => {
+      // The trapping launches bind an x one element short: other buffers, the same uniform words.
+      const X = await gpu.upload('f32', x); const Xshort = await gpu.upload('f32', x.subarray(0, n - 1)); const Y = await gpu.upload('f32', new Float32Array(n));
+      const k = language.kernels.axpy!;
+      const bad = (j: number) => j % 7 === 3;
+      const submits = await submitsDuring(async () => {
+        const results = await Promise.allSettled(Array.from({ length: 150 }, (_, j) => gpu.launch(k, { grid: 2, block: 64 }, [1, bad(j) ? Xshort : X, Y, n] as never)));
+        expect(results.map((r) => r.status)).toEqual(Array.from({ length: 150 }, (_, j) => (bad(j) ? 'rejected' : 'fulfilled')));
+        for (const r of results) if (r.status === 'rejected') expect(r.reason.message).toMatch(/index 999 is out of bounds of 'x' \(length 999\) in thread \(39, 0, 0\)/);
+      });
+      expect(submits).toBe(3);
+      // Every launch added x below the short array's end (the trapping thread's own element is left out).
+      expect(Array.from((await Y.read()).subarray(0, n - 1))).toEqual(Array.from(x.subarray(0, n - 1), (v) => 150 * v));
+      Xshort.free();
+      X.free(); Y.free();
+    });
   });
 
   it('perThreadUniformLoop: a block-level loop whose condition is checked at run time', async () => {

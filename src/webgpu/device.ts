@@ -24,7 +24,7 @@ import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpu
 import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
 import { type DispatchResult, LaunchValidationError, WebGpuRuntime } from './runtime.js';
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
-import { trapMessage, TRAP_RECORD_BYTES } from './trapRecord.js';
+import { trapMessage } from './trapRecord.js';
 import { probeSubgroupWarps, subgroupSizeRulesOut, type SubgroupWarps } from './subgroupProbe.js';
 import { TrapReadbacks } from './trapReadbacks.js';
 import { shippedModule } from '../shippedModule.js';
@@ -129,7 +129,6 @@ export class WebGpuDevice implements GpuDevice {
   /** Loaded kernel modules by id. */
   private readonly modules = new Map<string, KernelModuleMeta>();
   /** The trap record generated kernels write (zero between launches: each launch's command buffer clears it). */
-  private trapBuffer: WebGpuBuffer | undefined;
   /** Where each generated launch's command buffer copies the trap record, mapped for many launches at once. */
   private readonly trapReadbacks: TrapReadbacks;
   /** The subgroup form of each generated kernel launched here (generatedKernel). */
@@ -147,7 +146,7 @@ export class WebGpuDevice implements GpuDevice {
     this.memoryBytes = memoryBytes;
     this.launchTimeoutMs = launchTimeoutMs;
     this.gpuTiming = gpuTiming;
-    this.trapReadbacks = new TrapReadbacks(ctx.device);
+    this.trapReadbacks = new TrapReadbacks(ctx.device, runtime.trapRecordStride);
     this.adapterInfo = ctx.adapterInfo;
     const lim = ctx.limits;
     this.sharedMemoryLimit = lim.maxComputeWorkgroupStorageSize;
@@ -395,7 +394,7 @@ export class WebGpuDevice implements GpuDevice {
       result = await this.runtime.dispatch({
         wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
         buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
-        ...(slot ? { constants: l.generated!.constants, errorBuffer: this.trapRecord(), errorReadback: slot.buffer, errorReadbackOffset: slot.offset } : {}),
+        ...(slot ? { constants: l.generated!.constants, errorReadback: slot.buffer, errorReadbackOffset: slot.offset } : {}),
         ...(l.generated?.wgsl.guardEntryPoint ? { guardEntryPoint: l.generated.wgsl.guardEntryPoint } : {}),
       });
     } catch (e) {
@@ -432,12 +431,6 @@ export class WebGpuDevice implements GpuDevice {
     if (this.destroyed) throw new DeviceDestroyedError('the device was destroyed');
   }
 
-  private trapRecord(): WebGpuBuffer {
-    this.trapBuffer ??= this.context.device.createBuffer({
-      size: TRAP_RECORD_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, label: 'simt-trap-record',
-    });
-    return this.trapBuffer;
-  }
 
   /** The trap record as a generated kernel's launch left it: a trap is the KernelError wasm would throw. */
   private checkTrap(l: Omit<PreparedLaunch, 'wgsl'>, rec: Uint32Array): void {

@@ -33,24 +33,32 @@
  *
  * ## Launches
  *
- * Each launch is one compute pass (all chunks in it). Launches go into an open command buffer,
- * the *batch*, which `flush()` submits: the caller flushes when no launch follows at once (the
- * webgpu device does when its stream has nothing queued behind the launch), so a burst of
- * launches in flight shares one command encoder, one submit and one validation scope (on an
- * H100 those cost 40–50 µs per launch), while a lone launch is submitted at once. Reads and
- * writes through the runtime flush first, as does finish(). The Launch uniform and the bind
- * groups are kept per pipeline and set of bound buffers (BindingCache): a relaunch with the same
- * arrays and the same words writes nothing; with other words it rewrites the uniform
- * (queue.writeBuffer, ordered after submitted launches; a launch of the open batch that reads
- * that uniform is flushed first) and creates nothing. With `errorReadback`, the trap record is copied into that mapped-read
- * buffer (at `errorReadbackOffset`) at the end of the launch's command buffer and cleared; the
- * caller maps it, for many launches at once (trapReadbacks.ts). With `timing: true` and the
- * 'timestamp-query' feature, the pass is bracketed by timestamps and `gpuTimeNs` resolves to the
- * GPU time of the pass.
+ * Launches go into an open command buffer, the *batch*, which `flush()` submits: the caller
+ * flushes when no launch follows at once (the webgpu device does when its stream has nothing
+ * queued behind the launch), so a burst of launches in flight shares one command encoder, one
+ * compute pass, one submit and one validation scope, while a lone launch is submitted at once
+ * (at 1–7 µs per Dawn call from Node on an H100, the number of calls per launch is the cost: a
+ * launch in a batch makes three — setBindGroup, dispatchWorkgroups, and setPipeline when the
+ * kernel changes). Dispatches in one pass are ordered by WebGPU's usage scopes (each sees the
+ * storage writes of the ones before it). Reads and writes through the runtime flush first, as
+ * does finish() and a launch's completed(). The Launch uniform and the bind groups are kept per
+ * pipeline and set of bound buffers (BindingCache): a relaunch with the same arrays and the
+ * same words writes nothing; with other words it rewrites the uniform (queue.writeBuffer,
+ * ordered after submitted launches; a launch of the open batch that reads that uniform is
+ * flushed first) and creates nothing.
+ *
+ * A generated kernel's trap record (binding k + 1) is slot i of the runtime's record buffer for
+ * the batch's i-th launch (a dynamic offset, so the bind groups stay the same); the flush copies
+ * the batch's records into the callers' MAP_READ readbacks (`errorReadback` at
+ * `errorReadbackOffset`, one copy per run of consecutive slots) and clears them, and the caller
+ * maps the readback for many launches at once (trapReadbacks.ts). With `timing: true` and the
+ * 'timestamp-query' feature, the launch gets a pass of its own bracketed by timestamps, and
+ * `gpuTimeNs` resolves to the GPU time of that pass.
  */
 import type { WebGpuBindGroup, WebGpuBindGroupLayout, WebGpuBuffer, WebGpuComputePipeline, WebGpuDeviceHandle } from './types.js';
 import type { WebGpuContext } from './gpu.js';
 import { loadWgsl } from './kernels.js';
+import { TRAP_RECORD_BYTES } from './trapRecord.js';
 
 export type Dim3 = { x: number; y?: number; z?: number };
 
@@ -71,11 +79,13 @@ export interface DispatchDescriptor {
   label?: string;
   /** More pipeline-overridable constants (a generated kernel's `sx_dyn_len`, …). */
   constants?: Readonly<Record<string, number>>;
-  /** A storage buffer bound after the Launch uniform (binding k + 1): a generated kernel's trap record. */
-  errorBuffer?: WebGpuBuffer;
-  /** A MAP_READ buffer the error buffer is copied into after the pass (the caller maps it); not mapped meanwhile. */
+  /**
+   * A generated kernel's trap record: with it, binding k + 1 is the launch's own record (a slot of
+   * the runtime's record buffer, by dynamic offset), copied after the batch's passes into this
+   * MAP_READ buffer at `errorReadbackOffset` (the caller maps it once the launch is submitted).
+   */
   errorReadback?: WebGpuBuffer;
-  /** Where in errorReadback the record goes (bytes, a multiple of 4). */
+  /** Where in errorReadback the record goes (bytes, a multiple of trapRecordStride). */
   errorReadbackOffset?: number;
   /**
    * An entry point of the same shader dispatched once (one workgroup of one invocation) just
@@ -126,7 +136,13 @@ interface LaunchBindings {
 /** Launches encoded and not yet submitted: one command buffer, one validation scope. */
 interface Batch {
   enc: GPUCommandEncoder;
+  /** The compute pass the batch's launches share while none needs one of its own (timing) or a copy (snapshots). */
+  pass: GPUComputePassEncoder | undefined;
+  /** The pipeline last set in that pass (a relaunch of the same kernel does not set it again). */
+  pipeline: WebGpuComputePipeline | undefined;
   launches: number;
+  /** Where each trap record of the batch goes (record slot i is the i-th): copied and cleared at the flush. */
+  records: { readback: WebGpuBuffer; offset: number }[];
   /** Uniforms the batch's launches read: rewriting one with other words must flush first. */
   uniforms: Set<LaunchBindings>;
   /** Run right after the submit (buffers the launches no longer need once submitted). */
@@ -175,6 +191,7 @@ export class WebGpuRuntime {
   private readonly bufferIds = new WeakMap<WebGpuBuffer, number>();
   private nextBufferId = 1;
   private batch: Batch | undefined;
+  private trapRecords: WebGpuBuffer | undefined;
 
   private constructor(ctx: WebGpuContext, prelude: string) {
     this.ctx = ctx;
@@ -276,6 +293,22 @@ export class WebGpuRuntime {
 
   // -------------------------------------------------------------------------------- batches
 
+  /**
+   * Bytes between two launches' trap records in the record buffer and in a readback: the
+   * record's 48 bytes rounded up to the adapter's storage offset alignment (a dynamic offset).
+   */
+  get trapRecordStride(): number {
+    return roundUp(TRAP_RECORD_BYTES, this.device.limits.minStorageBufferOffsetAlignment);
+  }
+
+  /** The trap record slots of one batch (binding k + 1 of a generated kernel, by dynamic offset). */
+  private trapRecordBuffer(): WebGpuBuffer {
+    this.trapRecords ??= this.device.createBuffer({
+      size: MAX_BATCH * this.trapRecordStride, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, label: 'simt-trap-records',
+    });
+    return this.trapRecords;
+  }
+
   /** The open batch, opened (encoder, validation scope) if there is none. */
   private openBatch(): Batch {
     if (this.batch) return this.batch;
@@ -286,7 +319,7 @@ export class WebGpuRuntime {
     let settle!: (error: Error | undefined) => void;
     const validated = new Promise<void>((resolve, reject) => { settle = (e) => (e ? reject(e) : resolve()); });
     validated.catch(() => undefined); // observed by the launches; never an unhandled rejection
-    this.batch = { enc: device.createCommandEncoder({ label: 'simt-launches' }), launches: 0, uniforms: new Set(), afterSubmit: [], submitted, markSubmitted, validated, settle };
+    this.batch = { enc: device.createCommandEncoder({ label: 'simt-launches' }), pass: undefined, pipeline: undefined, launches: 0, records: [], uniforms: new Set(), afterSubmit: [], submitted, markSubmitted, validated, settle };
     return this.batch;
   }
 
@@ -300,6 +333,19 @@ export class WebGpuRuntime {
     this.batch = undefined;
     const device = this.device;
     try {
+      b.pass?.end();
+      if (b.records.length > 0) {
+        // The records go to their readbacks, one copy per run of consecutive slots, and are
+        // cleared for the next batch, which reuses the slots.
+        const stride = this.trapRecordStride;
+        for (let i = 0; i < b.records.length;) {
+          let j = i + 1;
+          while (j < b.records.length && b.records[j]!.readback === b.records[i]!.readback && b.records[j]!.offset === b.records[i]!.offset + (j - i) * stride) j++;
+          b.enc.copyBufferToBuffer(this.trapRecords!, i * stride, b.records[i]!.readback, b.records[i]!.offset, (j - i) * stride);
+          i = j;
+        }
+        b.enc.clearBuffer(this.trapRecords!, 0, b.records.length * stride);
+      }
       device.queue.submit([b.enc.finish()]);
     } finally {
       b.markSubmitted();
@@ -327,7 +373,7 @@ export class WebGpuRuntime {
         entries.push({ binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: readOnly.has(i) ? 'read-only-storage' : 'storage' } });
       }
       entries.push({ binding: nArrays, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } });
-      if (errorBinding) entries.push({ binding: nArrays + 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } });
+      if (errorBinding) entries.push({ binding: nArrays + 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage', hasDynamicOffset: true } });
       layout = this.device.createBindGroupLayout({ entries, label: `simt-layout-${key}` });
       this.layouts.set(key, layout);
     }
@@ -470,23 +516,23 @@ export class WebGpuRuntime {
   // -------------------------------------------------------------------------------- launches
 
   /** The key of a binding set: the bound buffers, the error buffer, the dispatch count and the uniform's size. */
-  private bindingsKey(bound: readonly WebGpuBuffer[], errorBuffer: WebGpuBuffer | undefined, chunks: number, uniformBytes: number): string {
+  private bindingsKey(bound: readonly WebGpuBuffer[], records: boolean, chunks: number, uniformBytes: number): string {
     let key = '';
     for (const b of bound) key += `${this.bufferId(b)},`;
-    return key + `${errorBuffer ? this.bufferId(errorBuffer) : 0}:${chunks}:${uniformBytes}`;
+    return key + `${records ? 1 : 0}:${chunks}:${uniformBytes}`;
   }
 
   /** The uniform and bind groups an earlier launch of `entry` made for the same bindings, if kept. */
-  private cachedBindings(entry: PipelineEntry, bound: readonly WebGpuBuffer[], errorBuffer: WebGpuBuffer | undefined,
+  private cachedBindings(entry: PipelineEntry, bound: readonly WebGpuBuffer[], records: boolean,
     chunks: number, uniformBytes: number): LaunchBindings | undefined {
-    return entry.bindings.get(this.bindingsKey(bound, errorBuffer, chunks, uniformBytes));
+    return entry.bindings.get(this.bindingsKey(bound, records, chunks, uniformBytes));
   }
 
   /**
-   * A new uniform and bind groups for a launch binding `bound` (and the error buffer) with
-   * `chunks` dispatches, kept for later launches when `keep`.
+   * A new uniform and bind groups for a launch binding `bound` (and a trap record slot when
+   * `records`) with `chunks` dispatches, kept for later launches when `keep`.
    */
-  private launchBindings(entry: PipelineEntry, bound: readonly WebGpuBuffer[], errorBuffer: WebGpuBuffer | undefined,
+  private launchBindings(entry: PipelineEntry, bound: readonly WebGpuBuffer[], records: boolean,
     chunks: number, stride: number, uniformBytes: number, keep: boolean): LaunchBindings {
     const device = this.device;
     const uniform = device.createBuffer({ size: stride * chunks, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST, label: 'simt-launch' });
@@ -494,7 +540,7 @@ export class WebGpuRuntime {
     for (let c = 0; c < chunks; c++) {
       const entries: GPUBindGroupEntry[] = bound.map((buffer, i) => ({ binding: i, resource: { buffer } }));
       entries.push({ binding: bound.length, resource: { buffer: uniform, offset: c * stride, size: uniformBytes } });
-      if (errorBuffer) entries.push({ binding: bound.length + 1, resource: { buffer: errorBuffer } });
+      if (records) entries.push({ binding: bound.length + 1, resource: { buffer: this.trapRecordBuffer(), offset: 0, size: TRAP_RECORD_BYTES } });
       groups.push(device.createBindGroup({ layout: entry.layout, entries }));
     }
     const made: LaunchBindings = { uniform, groups };
@@ -507,7 +553,7 @@ export class WebGpuRuntime {
         if (this.batch?.uniforms.has(old)) this.batch.afterSubmit.push(() => old.uniform.destroy());
         else old.uniform.destroy();
       }
-      entry.bindings.set(this.bindingsKey(bound, errorBuffer, chunks, uniformBytes), made);
+      entry.bindings.set(this.bindingsKey(bound, records, chunks, uniformBytes), made);
     }
     return made;
   }
@@ -533,9 +579,10 @@ export class WebGpuRuntime {
       throw new RangeError(`grid (${gx}, ${gy}, ${gz}): y and z must be <= ${maxWg}`);
     }
     const [bx, by, bz] = desc.workgroupSize;
-    const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length, desc.constants, desc.errorBuffer !== undefined);
+    const records = desc.errorReadback !== undefined;
+    const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length, desc.constants, records);
     const guard = desc.guardEntryPoint && new Set(desc.buffers).size === desc.buffers.length
-      ? await this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, desc.errorBuffer !== undefined)
+      ? await this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records)
       : undefined;
     const device = this.device;
     if (gx === 0 || gy === 0 || gz === 0) {
@@ -578,13 +625,19 @@ export class WebGpuRuntime {
     const aliased = [...readOnly].filter((i) => bound[i] !== undefined && bound.some((o, j) => o === bound[i] && !readOnly.has(j)));
     // A snapshot is new each launch: its bindings are too (and are dropped after it).
     const keep = aliased.length === 0;
-    const cached = keep ? this.cachedBindings(entry, bound, desc.errorBuffer, chunks, uniformBytes) : undefined;
+    const cached = keep ? this.cachedBindings(entry, bound, records, chunks, uniformBytes) : undefined;
     // The uniform is written on the queue before the batch is submitted: a launch of the open
     // batch that reads other words from it goes first.
     if (cached && !sameWords(cached.words, words) && this.batch?.uniforms.has(cached)) this.flush();
     if (this.batch && this.batch.launches >= MAX_BATCH) this.flush();
     const batch = this.openBatch();
     const enc = batch.enc;
+    if (aliased.length > 0 || querySet) {
+      // Copies are not allowed in a pass, and timestamps bracket a pass of the launch's own.
+      batch.pass?.end();
+      batch.pass = undefined;
+      batch.pipeline = undefined;
+    }
     for (const i of aliased) {
       const b = bound[i]!;
       const copy = device.createBuffer({ size: b.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, label: 'simt-alias-copy' });
@@ -592,38 +645,39 @@ export class WebGpuRuntime {
       bound[i] = copy;
       snapshots.push(copy);
     }
-    const bindings = cached ?? this.launchBindings(entry, bound, desc.errorBuffer, chunks, stride, uniformBytes, keep);
+    const bindings = cached ?? this.launchBindings(entry, bound, records, chunks, stride, uniformBytes, keep);
     if (!sameWords(bindings.words, words)) {
       device.queue.writeBuffer(bindings.uniform, 0, words.buffer as ArrayBuffer, 0, words.byteLength);
       bindings.words = words;
     }
     batch.uniforms.add(bindings);
     batch.launches++;
-    const pass = enc.beginComputePass(
-      querySet ? { timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {},
-    );
+    // The launch's trap record: slot i of the batch (dynamic offset), copied to its readback at the flush.
+    const offsets: number[] = [];
+    if (desc.errorReadback) {
+      offsets.push(batch.records.length * this.trapRecordStride);
+      batch.records.push({ readback: desc.errorReadback, offset: desc.errorReadbackOffset ?? 0 });
+    }
+    // Consecutive launches share one pass: WebGPU orders each dispatch's storage writes before the next's reads.
+    const pass = querySet
+      ? enc.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } })
+      : (batch.pass ??= enc.beginComputePass());
     if (guard) {
       // Same layout as the kernel's (one per binding shape): the first chunk's bind group serves.
       pass.setPipeline(guard.pipeline);
-      pass.setBindGroup(0, bindings.groups[0]!);
+      pass.setBindGroup(0, bindings.groups[0]!, offsets);
       pass.dispatchWorkgroups(1);
     }
-    pass.setPipeline(entry.pipeline);
+    if (querySet || guard || batch.pipeline !== entry.pipeline) pass.setPipeline(entry.pipeline);
+    if (!querySet) batch.pipeline = entry.pipeline;
     for (let c = 0; c < chunks; c++) {
-      pass.setBindGroup(0, bindings.groups[c]!);
+      pass.setBindGroup(0, bindings.groups[c]!, offsets);
       pass.dispatchWorkgroups(Math.min(maxWg, gx - c * maxWg), gy, gz);
     }
-    pass.end();
     if (querySet && resolveBuf && readBuf) {
+      pass.end();
       enc.resolveQuerySet(querySet, 0, 2, resolveBuf, 0);
       enc.copyBufferToBuffer(resolveBuf, 0, readBuf, 0, 16);
-    }
-    const readback = desc.errorBuffer && desc.errorReadback;
-    if (readback) {
-      // The record goes to this launch's readback and is cleared in the same command buffer, so
-      // the next launch, which may be submitted before this one's readback is mapped, starts clean.
-      enc.copyBufferToBuffer(desc.errorBuffer!, 0, readback, desc.errorReadbackOffset ?? 0, desc.errorBuffer!.size);
-      enc.clearBuffer(desc.errorBuffer!);
     }
     if (snapshots.length > 0) {
       // Deferred by WebGPU until the submitted work no longer needs them.

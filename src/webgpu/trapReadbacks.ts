@@ -1,7 +1,7 @@
 // Where the trap records of generated kernels' launches come back to the host. Each launch's
-// command buffer copies the record into its own slot of a shared MAP_READ buffer (and clears
-// the record for the next launch); one map of that buffer then reports every launch submitted
-// into it, and waits for them. A map per launch cost a Dawn round trip each: with 2,000 launches
+// record (a slot of the runtime's record buffer) is copied into its own slot of a shared
+// MAP_READ buffer when its batch is submitted (runtime.ts: one copy for a batch's consecutive
+// slots); one map of that buffer then reports every launch submitted into it, and waits for them. A map per launch cost a Dawn round trip each: with 2,000 launches
 // in flight on an H100, 267 µs per launch, against 12 µs to encode and submit one.
 //
 // One map is pending at a time: launches submitted meanwhile go to another buffer, which is
@@ -33,7 +33,8 @@ export class TrapReadbacks {
   private current: Collector | undefined;
   private destroyed = false;
 
-  constructor(private readonly device: WebGpuDeviceHandle) {}
+  /** stride: bytes between two slots (the runtime's trapRecordStride, so a batch's records copy as one run). */
+  constructor(private readonly device: WebGpuDeviceHandle, private readonly stride: number) {}
 
   /** A slot for the next launch's record (reserve, encode the copy, submit, then submitted() or release()). */
   reserve(): TrapSlot {
@@ -42,7 +43,7 @@ export class TrapReadbacks {
       c = this.all.find((x) => !x.mapping && x.used === 0 && x.reserved === 0);
       if (!c) {
         c = {
-          buffer: this.device.createBuffer({ size: SLOTS * TRAP_RECORD_BYTES, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: 'simt-trap-readbacks' }),
+          buffer: this.device.createBuffer({ size: SLOTS * this.stride, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, label: 'simt-trap-readbacks' }),
           used: 0, reserved: 0, waiters: [], mapping: false,
         };
         this.all.push(c);
@@ -50,7 +51,7 @@ export class TrapReadbacks {
       this.current = c;
     }
     c.reserved++;
-    return { buffer: c.buffer, offset: c.used++ * TRAP_RECORD_BYTES, collector: c };
+    return { buffer: c.buffer, offset: c.used++ * this.stride, collector: c };
   }
 
   /** A slot reserved for a launch that was not submitted: nothing is copied to it. */
@@ -76,7 +77,7 @@ export class TrapReadbacks {
     c.mapping = true;
     const waiters = c.waiters;
     c.waiters = [];
-    const bytes = c.used * TRAP_RECORD_BYTES;   // only the slots handed out
+    const bytes = c.used * this.stride;   // only the slots handed out
     c.buffer.mapAsync(GPUMapMode.READ, 0, bytes).then(() => {
       const words = new Uint32Array(c.buffer.getMappedRange(0, bytes).slice(0));
       c.buffer.unmap();
