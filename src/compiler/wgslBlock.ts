@@ -107,7 +107,7 @@ export class Emitter extends StmtEmitter {
       this.flushPre(ind, out);
       return c;
     }
-    const site = this.g.site(construct, this.file, `condition of ${construct.kind === NK.If ? 'an if' : 'a loop'} with a barrier`);
+    const site = this.g.site(construct, this.file, `condition of ${construct.kind === NK.If ? 'an if' : 'a loop'} with a barrier`, TRAP_DIVERGENT);
     const r = this.blockCount(e, ind, out, site);
     return `(${r}.x != 0u && ${r}.x == ${r}.y)`;
   }
@@ -262,7 +262,7 @@ export class Emitter extends StmtEmitter {
   private warpPredicatedIf(s: AstNode, ind: string, out: string[]): void {
     const p = this.predicate(s.condition, ind, out);
     const { bits, live } = this.warpBallot(p, ind, out);
-    const site = this.g.site(s, this.file, 'condition of an if with warp operations');
+    const site = this.g.site(s, this.file, 'condition of an if with warp operations', TRAP_DIVERGENT_WARP);
     out.push(`${ind}{`,
       `${ind}  let sx_first = select(0u, firstTrailingBit(${live}), ${live} != 0u);`,
       `${ind}  let sx_differ = select(${bits} & ${live}, ${live} & ~${bits}, ((${bits} >> sx_first) & 1u) != 0u);`,

@@ -5,8 +5,8 @@
 import { type AstNode, NK, LK, textOf, operatorOf, walk } from './ast.js';
 import { ATOMICS, BARRIERS, CONVERSION_TYPES, INDEX_VARIABLES, PURE_CALLS, SHARED_DECLS, isCollective } from './language.js';
 import { type WType, convert, floatLiteral, intLiteral, reprOf, wtypeOf, isSmall } from './wgslTypes.js';
-import { ACTIVE_LANES_FN } from './wgslRuntime.js';
-import { MATHF, MATHF_CONSTANTS, isAssignOp } from './wgslModel.js';
+import { ACTIVE_LANES_FN, TRAP_OUT_OF_BOUNDS } from './wgslRuntime.js';
+import { type ArrRef, MATHF, MATHF_CONSTANTS, isAssignOp } from './wgslModel.js';
 import { TypedEmitter } from './wgslTyping.js';
 
 /** Expressions and assignments as WGSL; what must run first (a post-increment's copy, a ternary's branches) goes to `pre`. */
@@ -152,7 +152,7 @@ export class ExprEmitter extends TypedEmitter {
     if (!r) return this.fail(e, `'${textOf(e.expression)}' is not an array`);
     const { i, sg } = this.index(e.elementExpression);
     if (!this.g.checked) return this.g.loadText(r, i);
-    const site = this.g.site(e, this.file, `read ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`);
+    const site = this.g.site(e, this.file, `read ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`, boundsCode(r, sg));
     return this.g.loadText(r, `${this.g.indexHelper(r)}(${i}, ${sg}, ${site}u)`);
   }
 
@@ -162,7 +162,7 @@ export class ExprEmitter extends TypedEmitter {
     const { i, sg } = this.index(e.elementExpression);
     const v = value();
     if (!this.g.checked) return this.g.storeText(r, i, v);
-    const site = this.g.site(e, this.file, `write ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`);
+    const site = this.g.site(e, this.file, `write ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`, boundsCode(r, sg));
     return `${this.g.storeHelper(r)}(${i}, ${sg}, ${site}u, ${v});`;
   }
 
@@ -282,7 +282,7 @@ export class ExprEmitter extends TypedEmitter {
     const { i, sg } = this.index(args[1]!);
     const operand = ATOMICS[name]!.u32only ? 'u32' : elem;
     const ops = args.slice(2).map((a) => this.expr(a, operand));
-    const site = this.g.checked ? this.g.site(e, this.file, `${name} on ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`) : 0;
+    const site = this.g.checked ? this.g.site(e, this.file, `${name} on ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`, boundsCode(r, sg)) : 0;
     return `${this.g.atomicHelper(r, name)}(${i}, ${sg}, ${site}u, ${ops.join(', ')})`;
   }
 
@@ -352,4 +352,9 @@ export class ExprEmitter extends TypedEmitter {
     const t = this.declType(d, target);
     return `${this.identifier(target)} = ${convert(this.compound(target, binop, one, fake), this.compoundType(target, binop, one), t)};`;
   }
+}
+
+/** What a bounds check's trap record says besides its site: out of bounds, the index's signedness, the array (sx_siteCode). */
+function boundsCode(r: ArrRef, sg: string): number {
+  return TRAP_OUT_OF_BOUNDS | (sg === '1u' ? 1 << 7 : 0) | (r.id << 8);
 }

@@ -61,8 +61,13 @@ export class KernelGen extends ArrayHelpers {
 
   temp(): string { return `sx_t${this.tempCount++}`; }
 
-  site(node: AstNode, file: string, what: string): number {
+  /** What each site's trap record says besides the site: kind | signed << 7 | array << 8 (sx_siteCode). */
+  private readonly siteCodes: number[] = [];
+
+  /** A new trap site at node: `what` for its messages, `code` = kind | signed << 7 | array id << 8. */
+  site(node: AstNode, file: string, what: string, code: number): number {
     this.sites.push({ ...this.fe.where(node, file), what });
+    this.siteCodes.push(code);
     return this.sites.length - 1;
   }
 
@@ -202,7 +207,9 @@ export class KernelGen extends ArrayHelpers {
     // The trap record names the array's length: sx_trapLen(array id).
     const lengths = [...this.kernelArrays.values()].map((r) => `    case ${r.id}u: { return ${this.lengthOf(r)}; }`);
     const lengthFn = `  switch what {\n${lengths.join('\n')}${lengths.length ? '\n' : ''}    default: { return 0u; }\n  }`;
-    lines.push(...this.workgroupVars.values(), ...this.consts.values(), trapFns(lengthFn), ...this.helpers.values(), ...specTexts);
+    const codes = this.siteCodes.map((c, i) => `    case ${i}u: { return ${c >>> 0}u; }`);
+    const codeFn = `  switch site {\n${codes.join('\n')}${codes.length ? '\n' : ''}    default: { return 0u; }\n  }`;
+    lines.push(...this.workgroupVars.values(), ...this.consts.values(), trapFns(lengthFn, codeFn), ...this.helpers.values(), ...specTexts);
     // The kernel's body is a function of its own, so that every way out of it (a `return`
     // included) passes through the entry point's sx_flush of the trap record.
     lines.push(`fn sx_main(sx_l: vec3u, sx_li: u32, sx_w: vec3u) {
