@@ -26,6 +26,18 @@ export const invalidModuleId: u16 = 65534;
   }
 }
 
+// The boundary test of a valid digi i (clusterId[i] already written): is the previous valid
+// digi in another module (or is there none)? Then i starts a module.
+// @ts-ignore: decorator
+@inline function startsModule(i: i32, m: u16, id: usize, moduleStart: usize, nMaxModules: u32): void {
+  let j = i - 1;
+  while (j >= 0 && load<u16>(id + (<usize>j << 1)) == invalidModuleId) --j;
+  if (j < 0 || load<u16>(id + (<usize>j << 1)) != m) {
+    const loc = atomicInc(moduleStart, nMaxModules);
+    store<u32>(moduleStart + (<usize>(loc + 1) << 2), <u32>i);
+  }
+}
+
 export function countModules(id: usize, moduleStart: usize, clusterId: usize, numElements: i32, nMaxModules: u32): void {
   const nt = blockDim.x;
   const stride = gridDim.x * blockDim.x;
@@ -41,9 +53,10 @@ export function countModules(id: usize, moduleStart: usize, clusterId: usize, nu
     return;
   }
   // Fast path: the block's threads of one grid-stride step as SIMD lanes, in index order (a
-  // legal schedule). Sixteen digis at a time: when none is invalid and each equals its
-  // predecessor there is no boundary, and only clusterId is written; otherwise those sixteen
-  // take the scalar path.
+  // legal schedule). Sixteen digis at a time: clusterId is written for all; a digi can start a
+  // module only if it is valid and differs from the digi just before it, so only those lanes
+  // (a mask, in index order) take the scalar boundary test — with 1 % invalid digis, one group
+  // in seven has such a lane after an invalid digi, and it alone, not the sixteen, is tested.
   const invalid = i16x8.splat(<i16>invalidModuleId);
   const four = i32x4.splat(4);
   for (let base = first; base < numElements; base += stride) {
@@ -64,10 +77,15 @@ export function countModules(id: usize, moduleStart: usize, clusterId: usize, nu
       v128.store(cp, iota, 16); iota = i32x4.add(iota, four);
       v128.store(cp, iota, 32); iota = i32x4.add(iota, four);
       v128.store(cp, iota, 48); iota = i32x4.add(iota, four);
-      const same = v128.and(i16x8.eq(c0, p0), i16x8.eq(c1, p1));
-      const anyInvalid = v128.or(i16x8.eq(c0, invalid), i16x8.eq(c1, invalid));
-      if (!i16x8.all_true(same) || v128.any_true(anyInvalid)) {
-        for (let u = 0; u < 16; u++) visit(i + u, id, moduleStart, clusterId, nMaxModules);
+      const need0 = v128.not(v128.or(i16x8.eq(c0, p0), i16x8.eq(c0, invalid)));
+      const need1 = v128.not(v128.or(i16x8.eq(c1, p1), i16x8.eq(c1, invalid)));
+      if (v128.any_true(v128.or(need0, need1))) {
+        let mask = i16x8.bitmask(need0) | (i16x8.bitmask(need1) << 8);
+        while (mask != 0) {
+          const u = <i32>ctz(mask);
+          mask &= mask - 1;
+          startsModule(i + u, load<u16>(p + (<usize>u << 1)), id, moduleStart, nMaxModules);
+        }
       }
     }
     for (; t < lim; t++) visit(base + t, id, moduleStart, clusterId, nMaxModules);
