@@ -274,6 +274,21 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
       X.free(); Y.free();
     });
 
+    it('an array freed right after the launches that read it: they run (cudaFree waits for the work queued before it), and its bytes are free at once', async () => {
+      const X = await gpu.upload('f32', x); const Y = await gpu.upload('f32', new Float32Array(n));
+      const k = language.kernels.axpy!;
+      const used = gpu.memoryInfo().usedBytes;
+      const launches = [gpu.launch(k, { grid: 2, block: 64 }, [2, X, Y, n] as never), gpu.launch(k, { grid: 2, block: 64 }, [1, X, Y, n] as never)];
+      X.free();
+      expect(gpu.memoryInfo().usedBytes).toBe(used - 4 * n);
+      const X2 = await gpu.upload('f32', x);
+      launches.push(gpu.launch(k, { grid: 2, block: 64 }, [4, X2, Y, n] as never));
+      await Promise.all(launches);
+      expect(Array.from(await Y.read())).toEqual(Array.from(x, (v) => 7 * v));
+      expect(() => X.free()).toThrow(/freed/);
+      X2.free(); Y.free();
+    });
+
     it('150 launches in flight (three batches, two readback buffers) with every 7th trapping: each record goes to its own launch', async () => {
       // The trapping launches bind an x one element short: other buffers, the same uniform words.
       const X = await gpu.upload('f32', x); const Xshort = await gpu.upload('f32', x.subarray(0, n - 1)); const Y = await gpu.upload('f32', new Float32Array(n));

@@ -211,8 +211,15 @@ export class WebGpuDevice implements GpuDevice {
   releaseArray(a: WebGpuDeviceArray<DType>): void {
     if (!this.live.delete(a)) return;
     this.usedBytes -= a.bufferBytes;
-    // WebGPU defers the destruction until submitted work no longer uses the buffer.
-    if (!this.destroyed) a.buffer.destroy();
+    if (this.destroyed) return;
+    // Launches queued before the free may still bind the buffer: it goes once they are submitted
+    // (WebGPU defers a destroy past submitted work), as cudaFree waits for the work before it.
+    // In stream order, without submitting a batch that launches after it may still join.
+    const buffer = a.buffer;
+    void this.enqueue(async () => {
+      this.runtime.afterSubmit(() => buffer.destroy());
+      if (this.queued === 0) this.runtime.flush();
+    }, true).catch(() => buffer.destroy());
   }
 
   /**

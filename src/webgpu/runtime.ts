@@ -323,6 +323,12 @@ export class WebGpuRuntime {
     return this.batch;
   }
 
+  /** Runs f once the launches encoded so far are submitted: now when none are waiting. */
+  afterSubmit(f: () => void): void {
+    if (this.batch) this.batch.afterSubmit.push(f);
+    else f();
+  }
+
   /**
    * Submits the launches encoded since the last flush (one command buffer), if any. Their
    * validation scope is popped beside it: a failure rejects every launch of the batch.
