@@ -212,6 +212,23 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
     }
   });
 
+  it('a shared array indexed by threadIdx.x is checked against BLOCK_X (folded per pipeline); a block the array does not fit traps as on wasm', async () => {
+    const src = language.meta.wgsl!['reverseBlock']!.source!;
+    expect(src).toMatch(/fn sx_st_w_s_tx\(i: u32[^\n]*\n  let n = sx_dyn_len;\n  let bad = BLOCK_X > n && i >= n;/);
+    expect(src).toMatch(/sx_st_w_s_tx\(u32\(u_t\)/);
+    await same(lang, 'reverseBlock', 2, 64, [{ dtype: 'i32', data: ints(128, 21) }, { dtype: 'i32', data: new Int32Array(128) }, 128], 4 * 64);
+    const messages: string[] = [];
+    for (const dev of [wasm, gpu]) {
+      const a = await dev.upload('i32', ints(64, 1)); const o = dev.alloc('i32', 64);
+      const p = dev.launch(language.kernels.reverseBlock!, { grid: 1, block: 64, sharedBytes: 4 * 63 }, [a, o, 64] as never);
+      await expect(p).rejects.toThrow(KernelError);
+      messages.push(await p.catch((e: Error) => e.message) as string);
+      a.free(); o.free();
+    }
+    // Thread 63 writes s[63] and thread 0 reads it: either is the launch's first trap.
+    for (const m of messages) expect(m).toMatch(/^kernel reverseBlock trapped in block \(0, 0, 0\): index 63 is out of bounds of 's' \(length 63\) in thread \((63|0), 0, 0\) at test\/kernels\/language\.ts:\d+:\d+$/);
+  });
+
   it('axpy through a device function (arrays bound per call site)', async () => {
     const n = 1000;
     await same(lang, 'axpy', 3, 64, [2, { dtype: 'f32', data: Float32Array.from(ints(n, 9)) }, { dtype: 'f32', data: Float32Array.from(ints(n, 10)) }, n]);
@@ -315,7 +332,7 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
     const w = language.meta.wgsl!['floatMinMax']!.source!;
     // `if (a[i] > hi) hi = a[i];` and the shared tree's `if (t < s && c[t + s] > c[t]) c[t] = c[t + s];`
     expect(w).toMatch(/let (sx_t\d+) = u_hi;\s*let (sx_t\d+) = a_a\[[^\]]*\];\s*u_hi = select\(\1, \2, \1 < \2\);/);
-    expect(w).toMatch(/if \(\(u_t < u_s\)\) \{\s*let (sx_t\d+) = w_c\[[^;]*;\s*let (sx_t\d+) = w_c\[[^;]*;\s*sx_st_w_c\([^;]*select\(\1, \2, \1 < \2\)\);/);
+    expect(w).toMatch(/if \(\(u_t < u_s\)\) \{\s*let (sx_t\d+) = w_c\[[^;]*;\s*let (sx_t\d+) = w_c\[[^;]*;\s*sx_st_w_c(?:_tx)?\([^;]*select\(\1, \2, \1 < \2\)\);/);
     // A storage element is stored only when the condition holds (another workgroup may write it).
     const m = await compileKernels([{ path: 'maxInto.ts', source: 'import { threadIdx } from "simt/kernel";\nexport function maxInto(a: f32[], out: f32[]): void { const t = threadIdx.x; if (a[t] > out[t]) out[t] = a[t]; }\n' }], { cacheDir: false });
     const st = m.meta.wgsl!['maxInto']!.source!;

@@ -25,13 +25,23 @@ export class ArrayHelpers {
     return r.dynamic ? 'sx_dyn_len' : `${r.count}u`;
   }
 
+  /**
+   * The out-of-bounds test of an index into r. `threadX`: the index is threadIdx.x into a
+   * workgroup array, in bounds for every thread when BLOCK_X ≤ its length — both constants of
+   * the pipeline, so the GPU's compiler folds the test away where that holds (vecMax's
+   * `cache[threadIdx.x]`).
+   */
+  private outOfBounds(r: ArrRef, threadX: boolean): string {
+    return threadX && r.space === 'workgroup' ? 'BLOCK_X > n && i >= n' : 'i >= n';
+  }
+
   /** A checked index (u32) helper for r: notes the trap and clamps to 0, without a branch (wgslRuntime.ts, trapFns). */
-  indexHelper(r: ArrRef): string {
-    const name = `sx_ix_${r.name}`;
+  indexHelper(r: ArrRef, threadX = false): string {
+    const name = `sx_ix_${r.name}${threadX && r.space === 'workgroup' ? '_tx' : ''}`;
     if (!this.helpers.has(name)) {
       this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32) -> u32 {
   let n = ${this.lengthOf(r)};
-  let bad = i >= n;
+  let bad = ${this.outOfBounds(r, threadX)};
   sx_trapIf(bad, ${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, site);
   return select(i, 0u, bad);
 }`);
@@ -91,13 +101,13 @@ export class ArrayHelpers {
   }
 
   /** A checked store helper for r. */
-  storeHelper(r: ArrRef): string {
-    const name = `sx_st_${r.name}`;
+  storeHelper(r: ArrRef, threadX = false): string {
+    const name = `sx_st_${r.name}${threadX && r.space === 'workgroup' ? '_tx' : ''}`;
     if (!this.helpers.has(name)) {
       const rt = reprOf(wtypeOf(r.elem));
       this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, v: ${rt}) {
   let n = ${this.lengthOf(r)};
-  let bad = i >= n;
+  let bad = ${this.outOfBounds(r, threadX)};
   sx_trapIf(bad, ${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, site);
   if (!bad) { ${this.storeText(r, 'i', 'v')} }
 }`);

@@ -147,13 +147,23 @@ export class ExprEmitter extends TypedEmitter {
     return { i: `u32(${this.expr(e, 'i32')})`, sg: '1u' };
   }
 
+  /** Whether index e is threadIdx.x itself, or a constant initialised with it (`const t = threadIdx.x`). */
+  protected isThreadX(e: AstNode): boolean {
+    while (e.kind === NK.Parenthesized) e = e.expression;
+    if (e.kind === NK.Identifier) {
+      const d = this.fn.refs.get(e);
+      return !!d && d.isConst && !d.param && !d.array && !!d.node?.initializer && this.isThreadX(d.node.initializer);
+    }
+    return e.kind === NK.PropertyAccess && e.expression.kind === NK.Identifier && e.expression.text === 'threadIdx' && !this.fn.refs.has(e.expression) && e.property.text === 'x';
+  }
+
   protected elementRead(e: AstNode): string {
     const r = this.arrayOf(e.expression);
     if (!r) return this.fail(e, `'${textOf(e.expression)}' is not an array`);
     const { i, sg } = this.index(e.elementExpression);
     if (!this.g.checked) return this.g.loadText(r, i);
     const site = this.g.site(e, this.file, `read ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`, boundsCode(r, sg));
-    return this.g.loadText(r, `${this.g.indexHelper(r)}(${i}, ${sg}, ${site}u)`);
+    return this.g.loadText(r, `${this.g.indexHelper(r, this.isThreadX(e.elementExpression))}(${i}, ${sg}, ${site}u)`);
   }
 
   /** The statement storing `value` (already of the element's representation) at e = a[i]. */
@@ -163,7 +173,7 @@ export class ExprEmitter extends TypedEmitter {
     const v = value();
     if (!this.g.checked) return this.g.storeText(r, i, v);
     const site = this.g.site(e, this.file, `write ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`, boundsCode(r, sg));
-    return `${this.g.storeHelper(r)}(${i}, ${sg}, ${site}u, ${v});`;
+    return `${this.g.storeHelper(r, this.isThreadX(e.elementExpression))}(${i}, ${sg}, ${site}u, ${v});`;
   }
 
   protected binary(e: AstNode, t: WType): string {
