@@ -62,7 +62,7 @@ export function applyAtomic(op: AtomicOp, old: V, v: V, v2?: V): [V, V] {
 export function incSequence(start: number, limit: number, n: number): { got: number[]; final: number } {
   const got: number[] = [];
   let c = start >>> 0;
-  for (let k = 0; k < n; k++) { got.push(c); c = c >= limit >>> 0 ? 0 : (c + 1) >>> 0; }
+  for (let k = 0; k < n; k++) { got.push(c); c = applyAtomic('incU32', c, limit >>> 0)[0] as number; }
   return { got, final: c };
 }
 

@@ -153,8 +153,17 @@ interface Batch {
   settle(error: Error | undefined): void;
 }
 
+/** No read-only binding aliases a writable one (the usual launch: nothing allocated for it). */
+const NO_ALIASES: readonly number[] = [];
+
 /** Launches per batch at most: a long burst is still submitted in steps, so the GPU starts early. */
 const MAX_BATCH = 64;
+
+/** Whether one buffer is bound twice (a launch's few arrays: a quadratic scan allocates nothing). */
+function hasDuplicate(buffers: readonly WebGpuBuffer[]): boolean {
+  for (let i = 1; i < buffers.length; i++) for (let j = 0; j < i; j++) if (buffers[i] === buffers[j]) return true;
+  return false;
+}
 
 function sameWords(a: Uint32Array | undefined, b: Uint32Array): boolean {
   if (!a || a.length !== b.length) return false;
@@ -587,7 +596,7 @@ export class WebGpuRuntime {
     const [bx, by, bz] = desc.workgroupSize;
     const records = desc.errorReadback !== undefined;
     const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length, desc.constants, records);
-    const guard = desc.guardEntryPoint && new Set(desc.buffers).size === desc.buffers.length
+    const guard = desc.guardEntryPoint && !hasDuplicate(desc.buffers)
       ? await this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records)
       : undefined;
     const device = this.device;
@@ -628,7 +637,7 @@ export class WebGpuRuntime {
     const bound = [...desc.buffers];
     const snapshots: WebGpuBuffer[] = [];
     const readOnly = this.readOnlyBindingsOf(desc.wgsl);
-    const aliased = [...readOnly].filter((i) => bound[i] !== undefined && bound.some((o, j) => o === bound[i] && !readOnly.has(j)));
+    const aliased = readOnly.size === 0 || !hasDuplicate(bound) ? NO_ALIASES : [...readOnly].filter((i) => bound[i] !== undefined && bound.some((o, j) => o === bound[i] && !readOnly.has(j)));
     // A snapshot is new each launch: its bindings are too (and are dropped after it).
     const keep = aliased.length === 0;
     const cached = keep ? this.cachedBindings(entry, bound, records, chunks, uniformBytes) : undefined;
