@@ -9,7 +9,7 @@ import type { Diagnostic } from './frontend.js';
 /** The runtime sources compiled into every kernel module, by their virtual path. */
 export const RUNTIME_FILES: readonly string[] = [
   'runtime/index.ts', 'runtime/dims.ts', 'runtime/scratch.ts', 'runtime/schedule.ts', 'runtime/atomics.ts',
-  'runtime/warp.ts', 'runtime/block.ts', 'runtime/launch.ts', 'runtime/compiled.ts', 'runtime/checked.ts',
+  'runtime/warp.ts', 'runtime/block.ts', 'runtime/launch.ts', 'runtime/compiled.ts', 'runtime/checked.ts', 'runtime/lanes.ts',
   'threads/compiled.ts',
 ];
 

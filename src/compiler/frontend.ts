@@ -20,6 +20,7 @@
 
 import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
+import { laneRegionFunction } from './laneVector.js';
 import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
 import {
   ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, FENCES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
@@ -598,6 +599,7 @@ import { blockIdx, blockDim, gridDim, blockThreads, sharedMem, sharedSize, begin
 import { __ld, __st, __ldu, __stu, __atomicAdd, __atomicSub, __atomicExch, __atomicMin, __atomicMax, __atomicInc, __atomicDec,
   __atomicCAS, __atomicAnd, __atomicOr, __atomicXor, __ctx, __exit, __exited, __clearExits, __uniform, __predCount, __liveCount,
   __ballots, __ballotOf, __activeLanes, __shfl, __shflUp, __shflDown, __shflXor, __shflU, __shflUpU, __shflDownU, __shflXorU, __pred, __warpUniform, __setThread, __thread, __pmax, __pmin, __fence, __localMem } from "./runtime/compiled";
+import { __lanes, __ld4, __ldv4, __st4, __stv4, __ctxLoad4, __ctxStore4, __predStore4, __shflU4, __shflUpU4, __shflDownU4, __shflXorU4 } from "./runtime/lanes";
 export { __launch, __block, __currentBlock, __setScratch, __scratchBytes } from "./runtime/index";
 export { __trapKind, __trapArray, __trapIndex, __trapLength, __trapSite, __trapThread, __trapClear } from "./runtime/compiled";
 ${threadGlobals ? 'namespace threadIdx { export let x: i32 = 0; export let y: i32 = 0; export let z: i32 = 0; }\n' : ''}const warpSize: i32 = 32;
@@ -1065,6 +1067,8 @@ interface Region {
   strideBound?: string;
   /** Inside `if`s whose condition is the same per warp: the threads whose predicate slot is false (or true) skip it. */
   preds?: { slot: number; negate: boolean }[];
+  /** The region has an x4 form (four threads in SIMD lanes; laneVector.ts) for the fast thread loop. */
+  x4?: boolean;
 }
 
 type Item =
@@ -1964,7 +1968,32 @@ class KernelCompiler {
     const params = ['__t: i32', '__tx: i32', '__ty: i32', '__tz: i32', INDEX_PARAMS, this.paramList(), ...uniforms.map((d) => `${d.outName}: ${this.typeOf(d)}`), ...this.uniformTemps.map((u) => `${u.name}: ${u.type}`)]
       .filter((x) => x).join(', ');
     (r as Region & { uniformArgs?: string }).uniformArgs = [...uniforms.map((d) => d.outName), ...this.uniformTemps.map((u) => u.name)].join(', ');
-    return `${this.mark(null)}\n// region ${r.id} of ${fn.name}${this.tag}\n// @ts-ignore: decorator\n@inline function __${fn.name}${this.tag}_r${r.id}(${params}): void {\n${lines.join('\n')}\n}`;
+    const scalar = `${this.mark(null)}\n// region ${r.id} of ${fn.name}${this.tag}\n// @ts-ignore: decorator\n@inline function __${fn.name}${this.tag}_r${r.id}(${params}): void {\n${lines.join('\n')}\n}`;
+    const x4 = this.laneForm(r, params, { remat: fn.decls.filter((d) => remat.has(d)), context, split, assigned, replace, onReturn });
+    return x4 ? `${scalar}\n${this.mark(null)}\n// region ${r.id} of ${fn.name}${this.tag}, four threads at a time\n${x4}` : scalar;
+  }
+
+  /**
+   * The region's x4 form (laneVector.ts), for the fast thread loop of a kernel whose threads need
+   * no per-thread bookkeeping there (no exits, warp predicates or device functions); undefined
+   * when the region stays scalar.
+   */
+  private laneForm(r: Region, params: string, w: { remat: Decl[]; context: Decl[]; split: Decl[]; assigned: Set<Decl>; replace: Map<AstNode, string>; onReturn: () => string }): string | undefined {
+    if (this.screen || r.wrap || r.preds?.length || this.exitSlot >= 0 || this.hasDeviceFunctions || this.threadGlobals) return undefined;
+    const fn = this.fn;
+    const text = laneRegionFunction({
+      fn, name: `__${fn.name}${this.tag}_r${r.id}_x4`, params, parts: r.parts, remat: w.remat, context: w.context, split: w.split,
+      assigned: w.assigned, collectives: r.replace, unchecked: !!this.fe.unchecked,
+      typeOf: (d) => declType(this.fe, fn, d),
+      valueType: (e) => valueType(this.fe, fn, e),
+      scalarStatement: (n) => { const pr = this.printer('region', w.replace, w.onReturn); pr.visitNodeAndTerminate(n); return this.fix(pr.finish()).trim(); },
+      scalarExpression: (n) => this.fix(this.printer('region', w.replace, w.onReturn).text(n)),
+      site: (n, what) => this.fe.site(n, fn.file, what),
+      mark: (n) => this.mark(n),
+      moduleConst: (name) => !!this.fe.moduleConst(name),
+    });
+    if (text) r.x4 = true;
+    return text;
   }
 
   private collectiveResult(call: AstNode, text: string): string {
@@ -2073,7 +2102,11 @@ class KernelCompiler {
       else if (r.guard.op === '<=') hi = `min(${b} + 1, __bdx)`;
       else { lo = `max(${b}, 0)`; hi = `min(${b} + 1, __bdx)`; }
     }
-    return `${mark}${ind}{ const __xlo = ${lo}; const __xhi = ${hi};\n${ind}  for (let __tz = 0; __tz < __bdz; __tz++) for (let __ty = 0; __ty < __bdy; __ty++) {\n${ind}    const __row = (__tz * __bdy + __ty) * __bdx;\n${ind}    for (let __tx = __xlo; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }\n${ind}  }\n${ind}}`;
+    // Four threads at a time through the region's x4 form, the rest of the row one by one.
+    const x4 = r.x4 && !skip && !setThread && !globals
+      ? `${ind}    let __tx = __xlo;\n${ind}    for (; __tx + 4 <= __xhi; __tx += 4) { const __t = __row + __tx; __${this.fn.name}${this.tag}_r${r.id}_x4(${args}); }\n${ind}    for (; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }`
+      : `${ind}    for (let __tx = __xlo; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }`;
+    return `${mark}${ind}{ const __xlo = ${lo}; const __xhi = ${hi};\n${ind}  for (let __tz = 0; __tz < __bdz; __tz++) for (let __ty = 0; __ty < __bdy; __ty++) {\n${ind}    const __row = (__tz * __bdy + __ty) * __bdx;\n${x4}\n${ind}  }\n${ind}}`;
   }
 }
 

@@ -1,0 +1,194 @@
+// Four consecutive threads in the lanes of one wasm SIMD vector: what the block form's x4
+// region functions call (src/compiler/laneVector.ts). A region's thread loop runs its threads
+// four at a time, lane k being thread t0 + k; a value that differs between the threads is a
+// v128 (i32x4 for integers and booleans — a boolean lane is 0 or -1 —, f32x4 for floats).
+//
+// Every access keeps the scalar form's bounds check and trap: a contiguous access checks its
+// first and last element, and when either is outside the array the lanes are checked one by one
+// in thread order, so the trap names the first thread whose index is outside, as the scalar
+// loop would.
+
+import { blockThreads } from "./dims";
+import { registers } from "./scratch";
+import { __ld, __st, __ldu, __stu, __shflU, __shflUpU, __shflDownU, __shflXorU } from "./compiled";
+
+/** The four threads' values of `base + lane`: (base, base + 1, base + 2, base + 3). */
+// @ts-ignore: decorator
+@inline export function __lanes(base: i32): v128 {
+  return i32x4.add(i32x4.splat(base), i32x4(0, 1, 2, 3));
+}
+
+/** A lane's index as the scalar form converts it: sign-extended for i32, zero-extended for u32. */
+// @ts-ignore: decorator
+@inline function indexAt(iv: v128, k: i32, unsigned: bool): i64 {
+  const x = k == 0 ? i32x4.extract_lane(iv, 0) : k == 1 ? i32x4.extract_lane(iv, 1) : k == 2 ? i32x4.extract_lane(iv, 2) : i32x4.extract_lane(iv, 3);
+  return unsigned ? <i64><u32>x : <i64>x;
+}
+
+/** Are the lanes base, base + 1, base + 2, base + 3 (a contiguous run)? */
+// @ts-ignore: decorator
+@inline function contiguous(iv: v128): bool {
+  return i32x4.all_true(i32x4.eq(iv, __lanes(i32x4.extract_lane(iv, 0))));
+}
+
+// @ts-ignore: decorator
+@inline function ldLane<T>(checked: bool, base: usize, len: i32, i: i64, array: i32, site: i32, t: i32): T {
+  return checked ? __ld<T>(base, len, i, array, site, t) : __ldu<T>(base, len, i, array, site, t);
+}
+
+// @ts-ignore: decorator
+@inline function stLane<T>(checked: bool, base: usize, len: i32, i: i64, array: i32, site: i32, t: i32, v: T): void {
+  if (checked) __st<T>(base, len, i, array, site, t, v); else __stu<T>(base, len, i, array, site, t, v);
+}
+
+// --- loads ---------------------------------------------------------------------------------------
+
+/** Lanes' elements a[i], a[i + 1], a[i + 2], a[i + 3] of a 32-bit element type (one load). */
+// @ts-ignore: decorator
+@inline export function __ld4<T>(checked: bool, base: usize, len: i32, i: i32, array: i32, site: i32, t0: i32): v128 {
+  if (sizeof<T>() != 4) return __gather4<T>(checked, base, len, __lanes(i), false, array, site, t0);
+  if (checked && <u64><i64>i + 3 >= <u64><u32>len) {
+    // Some lane is outside: check them in thread order (the first outside one traps).
+    for (let k = 0; k < 4; k++) __ld<T>(base, len, <i64>i + k, array, site, t0 + k);
+  }
+  return v128.load(base + (<usize>i << 2));
+}
+
+/** Lanes' elements a[iv[k]] (one load when the indices are contiguous). */
+// @ts-ignore: decorator
+@inline export function __ldv4<T>(checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32): v128 {
+  if (sizeof<T>() == 4 && contiguous(iv)) return __ld4<T>(checked, base, len, i32x4.extract_lane(iv, 0), array, site, t0);
+  return __gather4<T>(checked, base, len, iv, unsigned, array, site, t0);
+}
+
+/** Lane k's element a[iv[k]], loaded one by one in thread order (each checked). */
+// @ts-ignore: decorator
+@inline export function __gather4<T>(checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32): v128 {
+  const a = ldLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0);
+  const b = ldLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1);
+  const c = ldLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2);
+  const d = ldLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3);
+  if (isFloat<T>()) return f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(<f32>a), 1, <f32>b), 2, <f32>c), 3, <f32>d);
+  return i32x4.replace_lane(i32x4.replace_lane(i32x4.replace_lane(i32x4.splat(<i32>a), 1, <i32>b), 2, <i32>c), 3, <i32>d);
+}
+
+// --- stores --------------------------------------------------------------------------------------
+
+/** a[i + k] = lane k, for a 32-bit element type (one store when all four are inside). */
+// @ts-ignore: decorator
+@inline export function __st4<T>(checked: bool, base: usize, len: i32, i: i32, array: i32, site: i32, t0: i32, v: v128): void {
+  if (sizeof<T>() == 4 && (!checked || <u64><i64>i + 3 < <u64><u32>len)) { v128.store(base + (<usize>i << 2), v); return; }
+  __scatter4<T>(checked, base, len, __lanes(i), false, array, site, t0, v);
+}
+
+/** a[iv[k]] = lane k (one store when the indices are contiguous and inside). */
+// @ts-ignore: decorator
+@inline export function __stv4<T>(checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32, v: v128): void {
+  if (sizeof<T>() == 4 && contiguous(iv)) { __st4<T>(checked, base, len, i32x4.extract_lane(iv, 0), array, site, t0, v); return; }
+  __scatter4<T>(checked, base, len, iv, unsigned, array, site, t0, v);
+}
+
+/** a[iv[k]] = lane k, one by one in thread order (each checked; a later lane's store wins). */
+// @ts-ignore: decorator
+@inline export function __scatter4<T>(checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32, v: v128): void {
+  if (isFloat<T>()) {
+    stLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0, <T>f32x4.extract_lane(v, 0));
+    stLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1, <T>f32x4.extract_lane(v, 1));
+    stLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2, <T>f32x4.extract_lane(v, 2));
+    stLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3, <T>f32x4.extract_lane(v, 3));
+  } else {
+    stLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0, <T>i32x4.extract_lane(v, 0));
+    stLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1, <T>i32x4.extract_lane(v, 1));
+    stLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2, <T>i32x4.extract_lane(v, 2));
+    stLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3, <T>i32x4.extract_lane(v, 3));
+  }
+}
+
+// --- context slots (runtime/compiled.ts __ctx: 8 bytes per thread) -----------------------------
+
+/** The four threads' 32-bit values in a context slot (two loads and a shuffle). */
+// @ts-ignore: decorator
+@inline export function __ctxLoad4(slot: i32, t0: i32): v128 {
+  const p = registers(slot) + (<usize>t0 << 3);
+  return i8x16.shuffle(v128.load(p), v128.load(p, 16), 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+}
+
+/** Stores the four threads' 32-bit values in a context slot (the slots' upper words are not read). */
+// @ts-ignore: decorator
+@inline export function __ctxStore4(slot: i32, t0: i32, v: v128): void {
+  const p = registers(slot) + (<usize>t0 << 3);
+  v128.store(p, i8x16.shuffle(v, v, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7));
+  v128.store(p, i8x16.shuffle(v, v, 8, 9, 10, 11, 8, 9, 10, 11, 12, 13, 14, 15, 12, 13, 14, 15), 16);
+}
+
+/** The four threads' predicates (a byte each, as the scalar form's `(p) ? 1 : 0`). */
+// @ts-ignore: decorator
+@inline export function __predStore4(slot: i32, t0: i32, m: v128): void {
+  const p = registers(slot) + <usize>t0;
+  store<u8>(p, i32x4.extract_lane(m, 0) & 1);
+  store<u8>(p, i32x4.extract_lane(m, 1) & 1, 1);
+  store<u8>(p, i32x4.extract_lane(m, 2) & 1, 2);
+  store<u8>(p, i32x4.extract_lane(m, 3) & 1, 3);
+}
+
+// --- warp shuffles with a uniform lane argument (runtime/compiled.ts __shfl…U) ----------------
+
+/** Lane k's value of one of the scalar shuffles, for threads t0 … t0 + 3 (one by one). */
+// @ts-ignore: decorator
+@inline function shuffleLanes<T>(kind: i32, valSlot: i32, arg: i32, t0: i32, width: i32): v128 {
+  let v = isFloat<T>() ? f32x4.splat(0) : i32x4.splat(0);
+  for (let k = 0; k < 4; k++) {
+    const t = t0 + k;
+    const x = kind == 0 ? __shflU<T>(valSlot, arg, t, width) : kind == 1 ? __shflUpU<T>(valSlot, arg, t, width)
+      : kind == 2 ? __shflDownU<T>(valSlot, arg, t, width) : __shflXorU<T>(valSlot, arg, t, width);
+    // (a constant lane index per case: replace_lane takes an immediate)
+    if (isFloat<T>()) v = k == 0 ? f32x4.replace_lane(v, 0, <f32>x) : k == 1 ? f32x4.replace_lane(v, 1, <f32>x) : k == 2 ? f32x4.replace_lane(v, 2, <f32>x) : f32x4.replace_lane(v, 3, <f32>x);
+    else v = k == 0 ? i32x4.replace_lane(v, 0, <i32>x) : k == 1 ? i32x4.replace_lane(v, 1, <i32>x) : k == 2 ? i32x4.replace_lane(v, 2, <i32>x) : i32x4.replace_lane(v, 3, <i32>x);
+  }
+  return v;
+}
+
+/**
+ * Reads four consecutive threads' slot values starting at thread `src` when lanes t0 … t0 + 3
+ * read src … src + 3 (all four in one warp, src … src + 3 threads of the block).
+ */
+// @ts-ignore: decorator
+@inline function inOneWarp(t0: i32): bool { return (t0 & 31) <= 28; }
+
+/** __shfl_down_sync(mask, v, delta, width) for four threads (delta uniform). */
+// @ts-ignore: decorator
+@inline export function __shflDownU4<T>(valSlot: i32, delta: i32, t0: i32, width: i32): v128 {
+  if (width == 32 && delta >= 0 && inOneWarp(t0)) {
+    const l0 = t0 & 31;
+    if (l0 + 3 + delta < 32 && t0 + 3 + delta < blockThreads) return __ctxLoad4(valSlot, t0 + delta);
+    if (l0 + delta >= 32) return __ctxLoad4(valSlot, t0);
+  }
+  return shuffleLanes<T>(2, valSlot, delta, t0, width);
+}
+
+/** __shfl_up_sync(mask, v, delta, width) for four threads (delta uniform). */
+// @ts-ignore: decorator
+@inline export function __shflUpU4<T>(valSlot: i32, delta: i32, t0: i32, width: i32): v128 {
+  if (width == 32 && delta >= 0 && inOneWarp(t0)) {
+    const l0 = t0 & 31;
+    if (l0 >= delta) return __ctxLoad4(valSlot, t0 - delta);
+    if (l0 + 3 < delta) return __ctxLoad4(valSlot, t0);
+  }
+  return shuffleLanes<T>(1, valSlot, delta, t0, width);
+}
+
+/** __shfl_xor_sync(mask, v, laneMask, width) for four threads (laneMask uniform). */
+// @ts-ignore: decorator
+@inline export function __shflXorU4<T>(valSlot: i32, laneMask: i32, t0: i32, width: i32): v128 {
+  if (width == 32 && (laneMask & 3) == 0 && laneMask > 0 && laneMask < 32 && (t0 & 3) == 0) {
+    const src = (t0 & ~31) + ((t0 & 31) ^ laneMask);
+    if (src + 3 < blockThreads) return __ctxLoad4(valSlot, src);
+  }
+  return shuffleLanes<T>(3, valSlot, laneMask, t0, width);
+}
+
+/** __shfl_sync(mask, v, srcLane, width) for four threads (srcLane uniform). */
+// @ts-ignore: decorator
+@inline export function __shflU4<T>(valSlot: i32, srcLane: i32, t0: i32, width: i32): v128 {
+  return shuffleLanes<T>(0, valSlot, srcLane, t0, width);
+}

@@ -1,0 +1,166 @@
+// The block form's x4 regions (four threads in the lanes of wasm SIMD vectors,
+// src/compiler/laneVector.ts), on the kernels of test/kernels/lanes.ts: against TS references on
+// `wasm` (which runs them), `serial` and the fine-grained form (which do not: the same answers),
+// on block sizes that leave 0-3 threads of a row to the scalar loop; the traps' thread and index
+// as the scalar loop names them; the unchecked build; and which regions have the x4 form.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { compileKernels } from '../src/compiler/index.js';
+import type { KernelModule } from '../src/kernelModule.js';
+import { KernelError } from '../src/errors.js';
+import { compiledBackends, onCompiledBackend, rng, testDevice } from './helpers.js';
+
+const FILE = 'test/kernels/lanes.ts';
+const source = readFileSync(FILE, 'utf8');
+let mod: KernelModule;
+let unchecked: KernelModule;
+let blockForm = '';
+beforeAll(async () => {
+  mod = await compileKernels([{ path: FILE, source }], { cacheDir: false, onGenerated: (g) => { blockForm = g.block; } });
+  unchecked = await compileKernels([{ path: FILE, source }], { cacheDir: false, unchecked: true });
+});
+
+const f = Math.fround;
+const floats = (n: number, seed: number): Float32Array => { const r = rng(seed); return Float32Array.from({ length: n }, () => Math.round((r() * 200 - 100) * 8) / 8); };
+const ints = (n: number, seed: number, lo: number, hi: number): Int32Array => { const r = rng(seed); return Int32Array.from({ length: n }, () => lo + Math.floor(r() * (hi - lo))); };
+
+function affineMixRef(a: Float32Array, b: Int32Array, n: number): { out: Float32Array; outI: Int32Array } {
+  const out = new Float32Array(a.length), outI = new Int32Array(a.length);
+  for (let i = 0; i < n; i++) {
+    let x = f(f(a[i]! * 2) - b[i]!);
+    x = b[i]! > 0 ? f(x + 1) : -x;
+    out[i] = x;
+    outI[i] = ((b[i]! << 2) ^ (b[i]! >> 1)) | (i & 7);
+  }
+  return { out, outI };
+}
+
+function stridedSumRef(a: Float32Array, threads: number): Float32Array {
+  const out = new Float32Array(threads);
+  for (let g = 0; g < threads; g++) { let s = 0; for (let i = g; i < a.length; i += threads) s = f(s + a[i]!); out[g] = s; }
+  return out;
+}
+
+function divergentLoopRef(counts: Int32Array): Int32Array {
+  return Int32Array.from(counts, (c) => {
+    let acc = 0;
+    for (let k = 0; k < c; k++) acc += k * 3;
+    acc += 2 * (c % 5);
+    return acc * 10 + 2;
+  });
+}
+
+function unsignedSharedRef(bytes: Uint8Array, words: Uint32Array, n: number): Uint32Array {
+  const s = Uint32Array.from(words, (w, g) => (w > 0x80000000 ? w - 0x80000000 : (w + bytes[g]!) >>> 0));
+  return Uint32Array.from(s, (_, g) => { const base = g - (g % n); const t = g % n; return (s[base + ((t + 1) % n)]! + (s[g]! >>> 3)) >>> 0; });
+}
+
+const BACKENDS = compiledBackends([3]);
+
+for (const b of BACKENDS) {
+  describe(`x4 regions' kernels on ${b.name}`, () => {
+    const be = onCompiledBackend(b, () => mod);
+
+    it.each([[1, 1, 1], [1, 5, 5], [3, 7, 20], [2, 100, 199], [4, 64, 256], [1, 1024, 1000]])('affineMix: grid %i × block %i, n %i (floats, casts, if/else per lane, bit operations)', async (grid, block, n) => {
+      const total = grid * block;
+      const a = floats(total, n), bv = ints(total, n + 1, -50, 50);
+      const A = await be.dev.upload('f32', a), B = await be.dev.upload('i32', bv);
+      const out = be.dev.alloc('f32', total), outI = be.dev.alloc('i32', total);
+      await be.launch('affineMix', grid, block, [A, B, out, outI, n]);
+      const ref = affineMixRef(a, bv, n);
+      expect(Array.from(await out.read())).toEqual(Array.from(ref.out));
+      expect(Array.from(await outI.read())).toEqual(Array.from(ref.outI));
+      A.free(); B.free(); out.free(); outI.free();
+    });
+
+    it.each([[1, 4, 0], [1, 4, 3], [2, 6, 100], [3, 32, 1001], [2, 128, 4099]])('stridedSum: grid %i × block %i over %i values (the lanes finish a strided loop one by one)', async (grid, block, n) => {
+      const a = floats(Math.max(n, 1), 7).subarray(0, n);
+      const A = await be.dev.upload('f32', n ? a : new Float32Array(1)), out = be.dev.alloc('f32', grid * block);
+      await be.launch('stridedSum', grid, block, [A, out, n]);
+      expect(Array.from(await out.read())).toEqual(Array.from(stridedSumRef(a, grid * block)));
+      A.free(); out.free();
+    });
+
+    it.each([[1, 8], [2, 13], [3, 64]])('divergentLoop: grid %i × block %i (trip counts per thread, a loop with a break per lane)', async (grid, block) => {
+      const counts = ints(grid * block, block, -3, 40);
+      const C = await be.dev.upload('i32', counts), out = be.dev.alloc('i32', grid * block);
+      await be.launch('divergentLoop', grid, block, [C, out]);
+      expect(Array.from(await out.read())).toEqual(Array.from(divergentLoopRef(counts)));
+      C.free(); out.free();
+    });
+
+    it.each([[[6, 5], 2], [[4, 3], 3], [[9, 1], 1]] as const)('unsignedShared: block %j, grid %i (u8 and u32 lanes, unsigned compares, 2-D rows)', async (block, grid) => {
+      const n = block[0] * block[1], total = n * grid;
+      const r = rng(n);
+      const bytes = Uint8Array.from({ length: total }, () => Math.floor(r() * 256));
+      const words = Uint32Array.from({ length: total }, () => Math.floor(r() * 2 ** 32));
+      const Bt = await be.dev.upload('u8', bytes), W = await be.dev.upload('u32', words), out = be.dev.alloc('u32', total);
+      await be.launch('unsignedShared', grid, { x: block[0], y: block[1] }, [Bt, W, out], 4 * n);
+      expect(Array.from(await out.read())).toEqual(Array.from(unsignedSharedRef(bytes, words, n)));
+      Bt.free(); W.free(); out.free();
+    });
+
+    it.each([[1, 6], [2, 33]])('localRows: grid %i × block %i (a __local__ array read at a uniform index)', async (grid, block) => {
+      const a = ints(grid * block, block, -100, 100);
+      const A = await be.dev.upload('i32', a), out = be.dev.alloc('i32', grid * block);
+      await be.launch('localRows', grid, block, [A, out]);
+      expect(Array.from(await out.read())).toEqual(Array.from(a, (x) => 20 * x * x + 3 * x));
+      A.free(); out.free();
+    });
+
+    it.each([[1, 4], [3, 32], [2, 256]])('treeMax: grid %i × block %i (float max, a guarded shared tree, an atomic per lane)', async (grid, block) => {
+      const a = floats(grid * block, block + 3);
+      const A = await be.dev.upload('f32', a), out = be.dev.alloc('f32', grid), count = be.dev.alloc('u32', 1);
+      await count.fill(0);
+      await be.launch('treeMax', grid, block, [A, out, count], 4 * block);
+      const maxima = Array.from({ length: grid }, (_, k) => Math.max(...a.subarray(k * block, (k + 1) * block)));
+      expect(Array.from(await out.read())).toEqual(maxima);
+      expect((await count.read())[0]).toBe(a.filter((x) => x > 0).length);
+      A.free(); out.free(); count.free();
+    });
+  });
+}
+
+describe('x4 regions: traps, the unchecked build, which regions have the form', () => {
+  it.each([[32, 30, 0], [32, 29, 2], [8, 6, 1], [100, 97, 0]])('block %i reading a[t + off] (length %i, off %i): the trap names the first thread past the end', async (block, length, off) => {
+    const dev = await testDevice({ backend: 'wasm', workers: 2 });
+    try {
+      await dev.load(mod);
+      const a = await dev.upload('i32', Int32Array.from({ length }, (_, k) => k)), out = dev.alloc('i32', block);
+      const err = await dev.launch(mod.kernels.pastEnd!, { grid: 1, block }, [a, out, off]).catch((e) => e);
+      expect(err).toBeInstanceOf(KernelError);
+      expect(err.message).toMatch(new RegExp(`index ${length} is out of bounds of 'a' \\(length ${length}\\)`));
+      expect(err.message).toMatch(new RegExp(`thread \\(${length - off}, 0, 0\\)`));
+      // In bounds the kernel runs, and the device stays usable.
+      await dev.launch(mod.kernels.pastEnd!, { grid: 1, block: length - off }, [a, out, off]);
+      expect(Array.from((await out.read()).subarray(0, length - off))).toEqual(Array.from({ length: length - off }, (_, t) => t + off));
+    } finally { await dev.destroy(); }
+  });
+
+  it('the unchecked build computes the same', async () => {
+    const dev = await testDevice({ backend: 'wasm', workers: 2 });
+    try {
+      await dev.load(unchecked);
+      const n = 999, total = 1024;
+      const a = floats(total, 5), bv = ints(total, 6, -9, 9);
+      const A = await dev.upload('f32', a), B = await dev.upload('i32', bv), out = dev.alloc('f32', total), outI = dev.alloc('i32', total);
+      await dev.launch(unchecked.kernels.affineMix!, { grid: 4, block: 256 }, [A, B, out, outI, n]);
+      const ref = affineMixRef(a, bv, n);
+      expect(Array.from(await out.read())).toEqual(Array.from(ref.out));
+      expect(Array.from(await outI.read())).toEqual(Array.from(ref.outI));
+      const S = dev.alloc('f32', 64);
+      await dev.launch(unchecked.kernels.stridedSum!, { grid: 2, block: 32 }, [A, S, total]);
+      expect(Array.from(await S.read())).toEqual(Array.from(stridedSumRef(a, 64)));
+    } finally { await dev.destroy(); }
+  });
+
+  it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows']) {
+      const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
+      for (let r = 0; r < regions; r++) {
+        expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);
+        expect(blockForm, `${k} region ${r}`).toMatch(new RegExp(`for \\(; __tx \\+ 4 <= __xhi; __tx \\+= 4\\) \\{ const __t = __row \\+ __tx; __${k}_r${r}_x4\\(`));
+      }
+    }
+  });
+});

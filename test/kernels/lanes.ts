@@ -1,0 +1,78 @@
+// Kernels for test/compiler-lanes.test.ts: the constructs the block form's x4 regions (four
+// threads in SIMD lanes, src/compiler/laneVector.ts) translate, and those they run per lane.
+import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __extern_shared__, __local__, atomicAdd } from "simt/kernel";
+
+/** Affine loads and stores, float arithmetic, an int-to-float cast, an if/else that differs between lanes, integer bit operations. */
+export function affineMix(a: f32[], b: i32[], out: f32[], outI: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    let x: f32 = a[i] * 2.0 - <f32>b[i];
+    if (b[i] > 0) x = x + 1; else x = -x;
+    out[i] = x;
+    outI[i] = ((b[i] << 2) ^ (b[i] >> 1)) | (i & 7);
+  }
+}
+
+/** A strided loop per thread: the lanes run it together, then each finishes on its own. */
+export function stridedSum(a: f32[], out: f32[], n: i32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  let s: f32 = 0;
+  for (let i = g; i < n; i += blockDim.x * gridDim.x) s += a[i];
+  out[g] = s;
+}
+
+/** A loop whose trip count is read per thread, with a uniform counter whose loop runs per lane (a `break`). */
+export function divergentLoop(counts: i32[], out: i32[]): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  let k = 0;
+  let acc = 0;
+  while (k < counts[g]) { acc += k * 3; k++; }
+  let c = 0;
+  for (let j = 0; j < 4; j++) { if (j == 2) break; c += 1; acc += counts[g] % 5; }
+  out[g] = acc * 10 + c;
+}
+
+/** Narrow and unsigned elements (loaded lane by lane), unsigned comparisons, a shared array across a barrier. */
+export function unsignedShared(bytes: u8[], words: u32[], out: u32[]): void {
+  const s = __extern_shared__<u32>();
+  const t = threadIdx.y * blockDim.x + threadIdx.x;
+  const g = (blockIdx.x * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  let w = words[g];
+  if (w > 0x80000000) w = w - 0x80000000; else w = w + <u32>bytes[g];
+  s[t] = w;
+  __syncthreads();
+  const n = blockDim.x * blockDim.y;
+  out[g] = s[(t + 1) % n] + (s[t] >> 3);
+}
+
+/** A float min and max per thread, a shared tree with a guard, an atomic per lane. */
+export function treeMax(a: f32[], out: f32[], count: u32[]): void {
+  const cache = __extern_shared__<f32>();
+  const t = threadIdx.x;
+  let m: f32 = -Infinity;
+  const x = a[blockIdx.x * blockDim.x + t];
+  if (x > m) m = x;
+  if (x > 0) atomicAdd(count, 0, 1);
+  cache[t] = m;
+  __syncthreads();
+  for (let s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s && cache[t + s] > cache[t]) cache[t] = cache[t + s];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = cache[0];
+}
+
+/** Reads a[threadIdx.x + off]: past the end for the threads whose index reaches a.length. */
+export function pastEnd(a: i32[], out: i32[], off: i32): void {
+  out[threadIdx.x] = a[threadIdx.x + off];
+}
+
+/** A __local__ array read at indices the same in every thread (its elements are each thread's own). */
+export function localRows(a: i32[], out: i32[]): void {
+  const v = __local__<i32>(4);
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  for (let k = 0; k < 4; k++) v[k] = a[g] * (k + 1);
+  let s = 0;
+  for (let k = 0; k < 4; k++) s += v[k] * v[3 - k];
+  out[g] = s + v[2];
+}
