@@ -172,6 +172,7 @@ class LaneWriter {
     };
     const assignments = (d: Decl) => { let n = 0; for (const p of this.x.parts) if ('node' in p) walk(p.node, (m) => { if ((isAssign(m) && m.left.kind === NK.Identifier && this.fn.refs.get(m.left) === d) || (isIncDec(m) && m.operand.kind === NK.Identifier && this.fn.refs.get(m.operand) === d)) n++; }); return n; };
     const reassigned = new Set(own.filter((d) => assignments(d) > 0));
+    const steps = this.inductionSteps(own);
     for (let changed = true; changed;) {
       changed = false;
       for (const d of this.x.remat) changed = raise(d, this.kindOf(d.node!.initializer)) || changed;
@@ -182,7 +183,7 @@ class LaneWriter {
             const d = this.fn.declOf.get(n);
             if (d && this.kinds.has(d)) {
               let k: Kind = n.initializer ? this.kindOf(n.initializer) : 'u';
-              if (varying || (k === 'a' && reassigned.has(d))) k = 'v';
+              if (varying || (k === 'a' && reassigned.has(d) && !this.inductions.has(d))) k = 'v';
               changed = raise(d, k) || changed;
             }
             if (n.initializer) visit(n.initializer, varying);
@@ -202,7 +203,8 @@ class LaneWriter {
             const op = operatorOf(n);
             if (ASSIGN_OPS.test(op) && n.left.kind === NK.Identifier) {
               const d = this.fn.refs.get(n.left);
-              if (d && this.kinds.has(d)) changed = raise(d, varying || this.kindOf(n.right) !== 'u' ? 'v' : 'u') || changed;
+              // (an induction variable's step keeps it affine: a uniform step, all lanes running the loop)
+              if (d && this.kinds.has(d)) changed = raise(d, steps.has(n) ? (this.kindOf(n.right) !== 'u' ? 'v' : 'u') : varying || this.kindOf(n.right) !== 'u' ? 'v' : 'u') || changed;
             }
             const v = varying || ((op === '&&' || op === '||') && this.kindOf(n.left) !== 'u');
             visit(n.left, varying); visit(n.right, v);
@@ -211,7 +213,7 @@ class LaneWriter {
           case NK.UnaryPostfix: case NK.UnaryPrefix: {
             if (isIncDec(n) && n.operand.kind === NK.Identifier) {
               const d = this.fn.refs.get(n.operand);
-              if (d && this.kinds.has(d) && varying) changed = raise(d, 'v') || changed;
+              if (d && this.kinds.has(d) && varying && !steps.has(n)) changed = raise(d, 'v') || changed;
             }
             visit(n.operand, varying);
             return;
@@ -228,6 +230,79 @@ class LaneWriter {
       // A loop that assigns a variable in a body that may run per lane: the variable varies.
     }
     for (const [d, k] of this.kinds) if (k === 'v' && !VECTOR_TYPES.has(this.x.typeOf(d) ?? '')) throw new Unsupported();
+  }
+
+  /**
+   * Induction variables: `let i = <affine>` followed, in the same statement list, by the one loop
+   * that steps it — `i += u`, `i -= u`, `i++`, `i--` or `i = i + u` with u the same in every
+   * lane, as the loop's incrementor or a statement of its body's top level — and mentioned
+   * nowhere else (or declared by the `for` itself). Such a variable stays affine (one scalar): the
+   * vector iterations run all four lanes, and from the first iteration the lanes disagree on
+   * each lane finishes the loop with its own copy, which nothing reads after the loop. Returns
+   * the step expressions; fills this.inductions.
+   */
+  private readonly inductions = new Set<Decl>();
+  private inductionSteps(own: Decl[]): Set<AstNode> {
+    const steps = new Set<AstNode>();
+    const ownSet = new Set(own);
+    const refsOf = (root: AstNode, d: Decl): AstNode[] => { const out: AstNode[] = []; walk(root, (x) => { if (x.kind === NK.Identifier && this.fn.refs.get(x) === d) out.push(x); }); return out; };
+    const stepOf = (e: AstNode, d: Decl): boolean => {
+      e = unparen(e);
+      const isD = (x: AstNode) => unparen(x).kind === NK.Identifier && this.fn.refs.get(unparen(x)) === d;
+      if (isIncDec(e)) return isD(e.operand);
+      if (!isAssign(e) || !isD(e.left)) return false;
+      const op = operatorOf(e);
+      if (op === '+=' || op === '-=') return !refsOf(e.right, d).length;
+      if (op === '=') { const r = unparen(e.right); return r.kind === NK.Binary && operatorOf(r) === '+' && isD(r.left) && !refsOf(r.right, d).length; }
+      return false;
+    };
+    /** The loop's step statements of d, or undefined when d is assigned anywhere else in it. */
+    const loopSteps = (loop: AstNode, d: Decl): AstNode[] | undefined => {
+      const allowed: AstNode[] = [];
+      if (loop.kind === NK.For && loop.incrementor) allowed.push(unparen(loop.incrementor));
+      const body = loop.body as AstNode;
+      for (const st of body.kind === NK.Block ? body.statements as AstNode[] : [body]) if (st.kind === NK.Expression) allowed.push(unparen(st.expression));
+      const found: AstNode[] = [];
+      let other = false;
+      walk(loop, (x) => {
+        const target = isAssign(x) ? unparen(x.left) : isIncDec(x) ? unparen(x.operand) : undefined;
+        if (!target || target.kind !== NK.Identifier || this.fn.refs.get(target) !== d) return;
+        if (allowed.includes(x) && stepOf(x, d)) found.push(x); else other = true;
+      });
+      return other ? undefined : found;
+    };
+    const consider = (d: Decl, loop: AstNode, outside: AstNode[]) => {
+      if (!ownSet.has(d) || d.isConst || !d.node?.initializer) return;
+      if (loop.kind !== NK.For && loop.kind !== NK.While) return;
+      if (outside.some((n) => refsOf(n, d).length)) return;
+      const found = loopSteps(loop, d);
+      if (!found || found.length === 0) return;
+      this.inductions.add(d);
+      for (const x of found) steps.add(x);
+    };
+    const visitList = (list: AstNode[]) => {
+      list.forEach((st, k) => {
+        if (st.kind === NK.Variable) {
+          for (const vd of st.declarations as AstNode[]) {
+            const d = this.fn.declOf.get(vd);
+            if (!d) continue;
+            const refs = (n: AstNode) => refsOf(n, d).length;
+            const later = list.slice(k + 1);
+            const loops = later.filter((x) => (x.kind === NK.For || x.kind === NK.While) && refs(x));
+            if (loops.length !== 1) continue;
+            const others = [...(st.declarations as AstNode[]).filter((x) => x !== vd).map((x) => x.initializer).filter(Boolean), ...later.filter((x) => x !== loops[0])];
+            consider(d, loops[0]!, others);
+          }
+        }
+        if (st.kind === NK.For && st.initializer?.kind === NK.Variable) {
+          for (const vd of st.initializer.declarations as AstNode[]) { const d = this.fn.declOf.get(vd); if (d) consider(d, st, []); }
+        }
+        for (const child of [st.ifTrue, st.ifFalse, st.body]) if (child) visitList(child.kind === NK.Block ? child.statements : [child]);
+        if (st.kind === NK.Block) visitList(st.statements);
+      });
+    };
+    visitList(this.x.parts.filter((p): p is { node: AstNode } => 'node' in p).map((p) => p.node));
+    return steps;
   }
 
   // --- types ---------------------------------------------------------------------------------
@@ -533,7 +608,7 @@ class LaneWriter {
       if (!t) { if (!init) throw new Unsupported(); return `let ${d.outName} = ${this.uniform(init)};`; }
       return `let ${d.outName}: ${t} = ${init ? `<${t}>(${this.uniform(init)})` : `<${t}>0`};`;
     }
-    if (k === 'a') return `const ${d.outName}__a: i32 = ${this.affine(init!)};`;
+    if (k === 'a') return `${this.inductions.has(d) ? 'let' : 'const'} ${d.outName}__a: i32 = ${this.affine(init!)};`;
     return `let ${d.outName}__v: v128 = ${init ? this.vec(init, this.vt(t)).text : this.splat(this.vt(t), '0')};`;
   }
 
@@ -546,7 +621,7 @@ class LaneWriter {
         const d = this.fn.refs.get(target);
         if (!d || d.array) throw new Unsupported();
         if (this.kindOfDecl(d) === 'u') return `${this.x.scalarExpression(e)};`;
-        if (this.kindOfDecl(d) !== 'v') throw new Unsupported();
+        if (this.kindOfDecl(d) === 'a') return `${this.name(d)} = ${this.affineStep(e)};`;
         const t = this.vt(this.x.typeOf(d));
         return `${this.name(d)} = ${this.compound(op, this.name(d), e.right, t)};`;
       }
@@ -562,12 +637,25 @@ class LaneWriter {
       const d = this.fn.refs.get(unparen(e.operand));
       if (!d || d.array) throw new Unsupported();
       if (this.kindOfDecl(d) === 'u') return `${this.x.scalarExpression(e)};`;
+      if (this.kindOfDecl(d) === 'a') return `${this.name(d)} = ${this.affineStep(e)};`;
       const t = this.vt(this.x.typeOf(d));
       const one = this.splat(t, '1');
       const add = t === 'f32' ? (operatorOf(e) === '++' ? 'f32x4.add' : 'f32x4.sub') : (operatorOf(e) === '++' ? 'i32x4.add' : 'i32x4.sub');
       return `${this.name(d)} = ${add}(${this.name(d)}, ${one});`;
     }
     throw new Unsupported();
+  }
+
+  /** An induction variable's step (inductionSteps): its new lane-0 value. */
+  private affineStep(e: AstNode): string {
+    const d = this.fn.refs.get(unparen(isIncDec(e) ? e.operand : e.left))!;
+    const base = this.name(d);
+    if (isIncDec(e)) return `${base} ${operatorOf(e) === '++' ? '+' : '-'} 1`;
+    const op = operatorOf(e);
+    if (op === '+=' || op === '-=') { if (this.kindOf(e.right) !== 'u') throw new Unsupported(); return `${base} ${op[0]} <i32>(${this.uniform(e.right)})`; }
+    const r = unparen(e.right);
+    if (op !== '=' || r.kind !== NK.Binary || this.kindOf(r.right) !== 'u') throw new Unsupported();
+    return `${base} + <i32>(${this.uniform(r.right)})`;
   }
 
   /** `old op= value` as a vector expression (`=`: the value). */
@@ -712,7 +800,8 @@ class LaneWriter {
         if (declaredHere.has(d)) { close.push(this.putLane(d, k)); continue; }
         const kind = this.kindOfDecl(d);
         if (kind === 'u') { if (k < 3 && copies.has(d)) open.push(copies.get(d)!); continue; }
-        if (kind === 'a') { open.push(`const ${d.outName}: i32 = ${d.outName}__a + ${k};`); continue; }
+        // (an induction variable the lanes step on their own is not read after its loop: no write-back)
+        if (kind === 'a') { open.push(`${assigned.has(d) ? 'let' : 'const'} ${d.outName}: i32 = ${d.outName}__a + ${k};`); continue; }
         open.push(`let ${d.outName}: ${this.x.typeOf(d)} = ${this.lane(d, k)};`);
         if (assigned.has(d)) close.push(this.putLane(d, k));
       }
