@@ -108,6 +108,40 @@ for (const b of BACKENDS) {
       A.free(); out.free();
     });
 
+    it.each([[1, 4, 50], [2, 32, 1000], [3, 64, 777]])('skipScan: grid %i × block %i over %i ids (continue per lane, loads under && / || / ?:, u16 lanes)', async (grid, block, n) => {
+      const r = rng(n);
+      const id = Uint16Array.from({ length: n }, () => (r() < 0.3 ? 7 : Math.floor(r() * 4)));
+      const vals = ints(n, n, -1000, 1000);
+      const I = await be.dev.upload('u16', id), V = await be.dev.upload('i32', vals);
+      const out = be.dev.alloc('i32', n), prev = be.dev.alloc('i32', n), marks = be.dev.alloc('u32', 1);
+      await marks.fill(0);
+      await be.launch('skipScan', grid, block, [I, V, out, prev, marks, n]);
+      const refOut = new Int32Array(n), refPrev = new Int32Array(n);
+      let refMarks = 0;
+      for (let i = 0; i < n; i++) {
+        refPrev[i] = i > 0 ? vals[i - 1]! : -5;
+        if (id[i] === 7) { refOut[i] = -1; continue; }
+        let j = i - 1;
+        while (j >= 0 && id[j] === 7) j--;
+        refOut[i] = j;
+        if (j < 0 || id[j] !== id[i]) refMarks++;
+      }
+      expect(Array.from(await out.read())).toEqual(Array.from(refOut));
+      expect(Array.from(await prev.read())).toEqual(Array.from(refPrev));
+      expect((await marks.read())[0]).toBe(refMarks);
+      I.free(); V.free(); out.free(); prev.free(); marks.free();
+    });
+
+    it.each([[1, 4], [2, 37]])('widen: grid %i × block %i (i8 and i16 lanes sign-extended)', async (grid, block) => {
+      const n = grid * block, r = rng(block);
+      const a8 = Int8Array.from({ length: n }, () => Math.floor(r() * 256) - 128);
+      const a16 = Int16Array.from({ length: n }, () => Math.floor(r() * 65536) - 32768);
+      const A8 = await be.dev.upload('i8', a8), A16 = await be.dev.upload('i16', a16), out = be.dev.alloc('i32', n);
+      await be.launch('widen', grid, block, [A8, A16, out]);
+      expect(Array.from(await out.read())).toEqual(Array.from(a8, (x, k) => x * 100000 + a16[k]!));
+      A8.free(); A16.free(); out.free();
+    });
+
     it.each([[1, 4], [3, 32], [2, 256]])('treeMax: grid %i × block %i (float max, a guarded shared tree, an atomic per lane)', async (grid, block) => {
       const a = floats(grid * block, block + 3);
       const A = await be.dev.upload('f32', a), out = be.dev.alloc('f32', grid), count = be.dev.alloc('u32', 1);
@@ -155,12 +189,17 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);
         expect(blockForm, `${k} region ${r}`).toMatch(new RegExp(`for \\(; __tx \\+ 4 <= __xhi; __tx \\+= 4\\) \\{ const __t = __row \\+ __tx; __${k}_r${r}_x4\\(`));
       }
     }
+    // skipScan's loads under `?:` and `&&` are masked loads, widen's narrow loads one load each.
+    const skip = blockForm.slice(blockForm.indexOf('function __skipScan_r0_x4('));
+    expect(skip.slice(0, skip.indexOf('\n}'))).toMatch(/__ldm4<i32>\(.*__ldm4<u16>\(/s);
+    const widen = blockForm.slice(blockForm.indexOf('function __widen_r0_x4('));
+    expect(widen.slice(0, widen.indexOf('\n}'))).toMatch(/__ld4<i8>\(true, __p_a8, __n_a8, <i32>\(i__a\).*__ld4<i16>\(/s);
   });
 });

@@ -46,19 +46,39 @@ import { __ld, __st, __ldu, __stu, __shflU, __shflUpU, __shflDownU, __shflXorU }
 /** Lanes' elements a[i], a[i + 1], a[i + 2], a[i + 3] of a 32-bit element type (one load). */
 // @ts-ignore: decorator
 @inline export function __ld4<T>(checked: bool, base: usize, len: i32, i: i32, array: i32, site: i32, t0: i32): v128 {
-  if (sizeof<T>() != 4) return __gather4<T>(checked, base, len, __lanes(i), false, array, site, t0);
+  if (sizeof<T>() == 8) return __gather4<T>(checked, base, len, __lanes(i), false, array, site, t0);
   if (checked && <u64><i64>i + 3 >= <u64><u32>len) {
     // Some lane is outside: check them in thread order (the first outside one traps).
     for (let k = 0; k < 4; k++) __ld<T>(base, len, <i64>i + k, array, site, t0 + k);
   }
-  return v128.load(base + (<usize>i << 2));
+  const p = base + (<usize>i << alignof<T>());
+  if (sizeof<T>() == 4) return v128.load(p);
+  // 8- and 16-bit elements: one narrow load, widened to i32 lanes as the scalar load extends them.
+  if (sizeof<T>() == 2) return isSigned<T>() ? i32x4.extend_low_i16x8_s(v128.load64_zero(p)) : i32x4.extend_low_i16x8_u(v128.load64_zero(p));
+  return isSigned<T>() ? i32x4.extend_low_i16x8_s(i16x8.extend_low_i8x16_s(v128.load32_zero(p)))
+    : i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(p)));
 }
 
 /** Lanes' elements a[iv[k]] (one load when the indices are contiguous). */
 // @ts-ignore: decorator
 @inline export function __ldv4<T>(checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32): v128 {
-  if (sizeof<T>() == 4 && contiguous(iv)) return __ld4<T>(checked, base, len, i32x4.extract_lane(iv, 0), array, site, t0);
+  if (sizeof<T>() <= 4 && contiguous(iv)) return __ld4<T>(checked, base, len, i32x4.extract_lane(iv, 0), array, site, t0);
   return __gather4<T>(checked, base, len, iv, unsigned, array, site, t0);
+}
+
+/**
+ * Lanes' elements a[iv[k]] where lane k of m is set, 0 elsewhere: the loads of `p && a[i] …`
+ * (only the lanes where p holds read a[i], as in the scalar form).
+ */
+// @ts-ignore: decorator
+@inline export function __ldm4<T>(m: v128, checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32): v128 {
+  if (i32x4.all_true(m)) return __ldv4<T>(checked, base, len, iv, unsigned, array, site, t0);
+  const a = i32x4.extract_lane(m, 0) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0) : <T>0;
+  const b = i32x4.extract_lane(m, 1) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1) : <T>0;
+  const c = i32x4.extract_lane(m, 2) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2) : <T>0;
+  const d = i32x4.extract_lane(m, 3) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3) : <T>0;
+  if (isFloat<T>()) return f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(<f32>a), 1, <f32>b), 2, <f32>c), 3, <f32>d);
+  return i32x4.replace_lane(i32x4.replace_lane(i32x4.replace_lane(i32x4.splat(<i32>a), 1, <i32>b), 2, <i32>c), 3, <i32>d);
 }
 
 /** Lane k's element a[iv[k]], loaded one by one in thread order (each checked). */

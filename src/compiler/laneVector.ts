@@ -28,6 +28,8 @@ import type { Decl, FunctionInfo } from './frontend.js';
 /** The vector value types: a lane of i32x4 (i32, u32, bool masks) or f32x4 (f32). */
 type VT = 'i32' | 'u32' | 'f32' | 'bool';
 const VECTOR_TYPES = new Set<string>(['i32', 'u32', 'f32', 'bool']);
+/** The lane type an 8- or 16-bit integer is loaded into. */
+const NARROW: Record<string, VT | undefined> = { i8: 'i32', i16: 'i32', u8: 'u32', u16: 'u32' };
 
 type Kind = 'u' | 'a' | 'v';
 
@@ -76,6 +78,9 @@ const ASSIGN_OPS = /^(=|\+=|-=|\*=|\/=|%=|&=|\|=|\^=|<<=|>>=|>>>=)$/;
 const isAssign = (n: AstNode) => n.kind === NK.Binary && ASSIGN_OPS.test(operatorOf(n));
 const isIncDec = (n: AstNode) => (n.kind === NK.UnaryPostfix || (n.kind === NK.UnaryPrefix && /^(\+\+|--)$/.test(operatorOf(n)))) && /^(\+\+|--)$/.test(operatorOf(n));
 const unparen = (e: AstNode): AstNode => { while (e.kind === NK.Parenthesized) e = e.expression; return e; };
+/** `if (c) continue;` (or `{ continue; }`) without an else. */
+const continueIf = (s: AstNode): boolean => s.kind === NK.If && !s.ifFalse &&
+  (s.ifTrue.kind === NK.Continue || (s.ifTrue.kind === NK.Block && s.ifTrue.statements.length === 1 && s.ifTrue.statements[0].kind === NK.Continue));
 
 class LaneWriter {
   private readonly fn: FunctionInfo;
@@ -333,6 +338,18 @@ class LaneWriter {
     return this.x.valueType(e);
   }
 
+  /**
+   * ownType, with an 8- or 16-bit integer read as its i32/u32 lane where e is a load, a variable
+   * or a constant (its value extended, as AssemblyScript extends it); the result of arithmetic
+   * on narrow types (which AssemblyScript wraps to their width) keeps its narrow type: not a lane.
+   */
+  private ownLane(e: AstNode): string | null {
+    const t = this.ownType(e);
+    const u = unparen(e);
+    if ((u.kind === NK.ElementAccess || u.kind === NK.Identifier) && t && NARROW[t]) return NARROW[t]!;
+    return t;
+  }
+
   private vt(t: string | null): VT {
     if (t === null || !VECTOR_TYPES.has(t)) throw new Unsupported();
     return t as VT;
@@ -373,7 +390,7 @@ class LaneWriter {
   /** e as a v128 of type `want` (its own type when it has one; a literal or uniform value is splat). */
   private vec(e: AstNode, want?: VT): { text: string; t: VT } {
     const k = this.kindOf(e);
-    const own = this.ownType(e);
+    const own = this.ownLane(e);
     if (k === 'u') { const t = want ?? this.vt(own); return { text: this.splat(t, this.uniform(e)), t }; }
     const t = this.vt(own);
     if (want && want !== t) throw new Unsupported();
@@ -399,8 +416,10 @@ class LaneWriter {
       case NK.Ternary: {
         const mm = matchMinMax(e.condition, e.ifThen, e.ifElse);
         if (mm) return this.minMax(mm, t);
-        if (!this.speculable(e.ifThen) || !this.speculable(e.ifElse)) throw new Unsupported();
-        return `v128.bitselect(${this.vec(e.ifThen, t).text}, ${this.vec(e.ifElse, t).text}, ${this.mask(e.condition)})`;
+        const c = this.mask(e.condition);
+        const then = this.speculable(e.ifThen) ? this.vec(e.ifThen, t).text : this.guarded(c, () => this.vec(e.ifThen, t).text, e.ifThen);
+        const other = this.speculable(e.ifElse) ? this.vec(e.ifElse, t).text : this.guarded(`v128.not(${c})`, () => this.vec(e.ifElse, t).text, e.ifElse);
+        return `v128.bitselect(${then}, ${other}, ${c})`;
       }
       case NK.Call: return this.call(e, t);
       default: throw new Unsupported();
@@ -410,6 +429,27 @@ class LaneWriter {
   private minMax(mm: MinMax, t: VT): string {
     if (t !== 'f32') throw new Unsupported();
     return `f32x4.${mm.op === '__pmax' ? 'pmax' : 'pmin'}(${this.vec(mm.a, 'f32').text}, ${this.vec(mm.b, 'f32').text})`;
+  }
+
+  /** Lanes whose loads may run (a mask text), while the right side of `&&`/`||` or a ternary's arm is printed. */
+  private guard: string | null = null;
+
+  /**
+   * An expression printed with its loads limited to the lanes of `mask` (each a masked load,
+   * runtime/lanes.ts __ldm4): only loads may be in it — no calls, assignments, integer
+   * divisions, or loads at an index the same in every lane (printed unguarded).
+   */
+  private guarded(mask: string, emit: () => string, e: AstNode): string {
+    let ok = true;
+    walk(e, (n) => {
+      if (n.kind === NK.Call || isAssign(n) || isIncDec(n)) ok = false;
+      if (n.kind === NK.Binary && (operatorOf(n) === '/' || operatorOf(n) === '%') && this.ownType(n) !== 'f32') ok = false;
+      if (n.kind === NK.ElementAccess && this.kindOf(n.elementExpression) === 'u') ok = false;
+    });
+    if (!ok) throw new Unsupported();
+    const saved = this.guard;
+    this.guard = saved ? `v128.and(${saved}, ${mask})` : mask;
+    try { return emit(); } finally { this.guard = saved; }
   }
 
   /** Evaluating it in a lane where the scalar form would not changes nothing and cannot trap. */
@@ -433,11 +473,14 @@ class LaneWriter {
   private binary(e: AstNode, t: VT): string {
     const op = operatorOf(e);
     if (op === '&&' || op === '||') {
-      if (!this.speculable(e.right)) throw new Unsupported();
-      return `v128.${op === '&&' ? 'and' : 'or'}(${this.mask(e.left)}, ${this.mask(e.right)})`;
+      const left = this.mask(e.left);
+      if (this.speculable(e.right)) return `v128.${op === '&&' ? 'and' : 'or'}(${left}, ${this.mask(e.right)})`;
+      // The right side reads memory: only the lanes that evaluate it (left true for &&, false for ||) load.
+      const right = this.guarded(op === '&&' ? left : `v128.not(${left})`, () => this.mask(e.right), e.right);
+      return `v128.${op === '&&' ? 'and' : 'or'}(${left}, ${right})`;
     }
     if (/^(==|!=|<|>|<=|>=)$/.test(op)) {
-      const lt = this.ownType(e.left), rt = this.ownType(e.right);
+      const lt = this.ownLane(e.left), rt = this.ownLane(e.right);
       if (lt && rt && lt !== rt) throw new Unsupported();
       const ot = this.vt(lt ?? rt);
       const l = this.vec(e.left, ot).text, r = this.vec(e.right, ot).text;
@@ -471,7 +514,7 @@ class LaneWriter {
 
   private cast(e: AstNode, t: VT): string {
     const to = this.vt(this.typeText(e.toType));
-    const from = this.vt(this.ownType(e.expression) ?? to);
+    const from = this.vt(this.ownLane(e.expression) ?? to);
     const v = this.vec(e.expression, from).text;
     if (from === to || ((from === 'i32' || from === 'u32') && (to === 'i32' || to === 'u32'))) return v;
     if (to === 'f32' && from === 'i32') return `f32x4.convert_i32x4_s(${v})`;
@@ -554,8 +597,12 @@ class LaneWriter {
     const ix = this.index(e.elementExpression);
     const s = site ?? this.x.site(e, this.what(d, 'read'));
     const chk = this.x.unchecked ? 'false' : 'true';
-    if (ix.kind === 'a') return `__ld4<${elem}>(${chk}, ${this.ptrLen(d)}, <i32>(${ix.text}), ${d.array!.id}, ${s}, __t0)`;
     if (ix.kind === 'u') throw new Unsupported(); // a uniform load is a uniform value (kindOf)
+    if (this.guard) {
+      const iv = ix.kind === 'a' ? `__lanes(<i32>(${ix.text}))` : ix.text;
+      return `__ldm4<${elem}>(${this.guard}, ${chk}, ${this.ptrLen(d)}, ${iv}, ${ix.unsigned}, ${d.array!.id}, ${s}, __t0)`;
+    }
+    if (ix.kind === 'a') return `__ld4<${elem}>(${chk}, ${this.ptrLen(d)}, <i32>(${ix.text}), ${d.array!.id}, ${s}, __t0)`;
     return `__ldv4<${elem}>(${chk}, ${this.ptrLen(d)}, ${ix.text}, ${ix.unsigned}, ${d.array!.id}, ${s}, __t0)`;
   }
 
@@ -708,12 +755,25 @@ class LaneWriter {
   }
 
   private loop(s: AstNode, ind: string): string {
+    // Jumps: only `if (c) continue;` among the body's own statements (each lane that continues
+    // skips the rest of the body; see bodyStatements); a break or a return keeps the loop per lane.
+    const stmts = s.body.kind === NK.Block ? s.body.statements as AstNode[] : [s.body as AstNode];
+    const continueIfs = new Set(stmts.filter((x) => continueIf(x)));
     let jumps = false;
-    walk(s.body, (n) => { if (n.kind === NK.Break || n.kind === NK.Continue || n.kind === NK.Return) jumps = true; });
+    walk(s.body, (n) => {
+      if (n.kind === NK.Break || n.kind === NK.Return) jumps = true;
+      if (n.kind === NK.Continue) jumps = true;
+      if (continueIfs.has(n)) return false;
+      if (n.kind === NK.For || n.kind === NK.While || n.kind === NK.Do) {
+        walk(n, (x) => { if (x.kind === NK.Return) jumps = true; });
+        return false; // their own breaks and continues
+      }
+      return undefined;
+    });
     if (jumps) throw new Unsupported();
     const init = s.kind === NK.For && s.initializer ? this.statement(s.initializer.kind === NK.Variable ? s.initializer : { kind: NK.Expression, expression: s.initializer, range: s.initializer.range } as AstNode, ind + '  ') : '';
     const inc = s.kind === NK.For && s.incrementor ? ind + '    ' + this.expressionStatement(s.incrementor) : '';
-    const body = this.statement(s.body, ind + '    ');
+    const body = continueIfs.size ? this.bodyStatements(stmts, ind + '    ') : this.statement(s.body, ind + '    ');
     const cond = s.condition as AstNode | null;
     if (!cond || this.kindOf(cond) === 'u') {
       return `${ind}{\n${init}\n${ind}  while (${cond ? this.uniform(cond) : 'true'}) {\n${body}\n${inc}\n${ind}  }\n${ind}}`;
@@ -725,11 +785,37 @@ class LaneWriter {
     return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    const ${m} = ${this.mask(cond)};\n${ind}    if (!i32x4.all_true(${m})) {\n${ind}      if (v128.any_true(${m})) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
   }
 
+  /**
+   * A loop body with `if (c) continue;` statements: at each, the lanes where c holds skip the
+   * rest of the body — the vector rest when no lane does, the rest per lane for those that go on
+   * when some do (their scalar text in a `do … while (false)`, where a later `continue` ends it).
+   */
+  private bodyStatements(list: AstNode[], ind: string): string {
+    const out: string[] = [];
+    for (let k = 0; k < list.length; k++) {
+      const st = list[k]!;
+      if (!continueIf(st)) { out.push(this.statement(st, ind)); continue; }
+      const rest = list.slice(k + 1);
+      const restVector = this.bodyStatements(rest, ind + '    ');
+      out.push(`${ind}${this.x.mark(st)}`);
+      if (this.kindOf(st.condition) === 'u') {
+        out.push(`${ind}if (!(${this.uniform(st.condition)})) {\n${restVector}\n${ind}}`);
+        break;
+      }
+      const m = `__m${this.tmp++}`;
+      const text = `do {\n${rest.map((x) => this.x.scalarStatement(x)).join('\n')}\n} while (false);`;
+      const restLanes = this.lanes(rest, text, new Set(), ind + '    ', m);
+      out.push(`${ind}{ const ${m} = ${this.mask(st.condition)};\n${ind}  if (!v128.any_true(${m})) {\n${restVector}\n${ind}  } else if (!i32x4.all_true(${m})) {\n${restLanes}\n${ind}  }\n${ind}}`);
+      break;
+    }
+    return out.join('\n');
+  }
+
   // --- per lane --------------------------------------------------------------------------------
 
-  /** The rest of a loop per lane: `while (cond) { body; incrementor; }` in the scalar form. */
+  /** The rest of a loop per lane, in the scalar form (`for (; cond; incrementor) body`, so a `continue` steps). */
   private perLaneText(cond: AstNode, body: AstNode, inc: AstNode | null, ind: string): string {
-    const text = `while (${this.x.scalarExpression(cond)}) {\n${this.x.scalarStatement(body)}\n${inc ? this.x.scalarExpression(inc) + ';' : ''}\n}`;
+    const text = `for (; ${this.x.scalarExpression(cond)}; ${inc ? this.x.scalarExpression(inc) : ''}) {\n${this.x.scalarStatement(body)}\n}`;
     return this.lanes([cond, body, ...(inc ? [inc] : [])], text, new Set(), ind);
   }
 
@@ -758,7 +844,7 @@ class LaneWriter {
    * `text` (the scalar form of `nodes`) four times, lane k with __t and __tx of thread t0 + k and
    * the varying variables it mentions taken out of lane k (and put back when it assigns them).
    */
-  private lanes(nodes: AstNode[], text: string, declaredHere: Set<Decl>, ind: string): string {
+  private lanes(nodes: AstNode[], text: string, declaredHere: Set<Decl>, ind: string, skipMask?: string): string {
     // Variables declared inside the text live in each lane's block (those it declares at its
     // top level are put into their lanes afterwards: declaredHere).
     const inside = new Set<Decl>();
@@ -805,7 +891,8 @@ class LaneWriter {
         open.push(`let ${d.outName}: ${this.x.typeOf(d)} = ${this.lane(d, k)};`);
         if (assigned.has(d)) close.push(this.putLane(d, k));
       }
-      blocks.push(`${ind}{ ${open.join(' ')}\n${text.split('\n').map((l) => `${ind}  ${l}`).join('\n')}\n${ind}  ${close.join(' ')}\n${ind}}`);
+      const when = skipMask ? `if (i32x4.extract_lane(${skipMask}, ${k}) == 0) ` : '';
+      blocks.push(`${ind}${when}{ ${open.join(' ')}\n${text.split('\n').map((l) => `${ind}  ${l}`).join('\n')}\n${ind}  ${close.join(' ')}\n${ind}}`);
     }
     return blocks.join('\n');
   }

@@ -76,3 +76,25 @@ export function localRows(a: i32[], out: i32[]): void {
   for (let k = 0; k < 4; k++) s += v[k] * v[3 - k];
   out[g] = s + v[2];
 }
+
+/**
+ * A strided loop that skips elements (`if (…) continue`), a backward scan guarded by `&&`, a
+ * `||` and a ternary whose loads only some lanes may make, 16-bit loads.
+ */
+export function skipScan(id: u16[], vals: i32[], out: i32[], prev: i32[], marks: u32[], n: i32): void {
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    out[i] = -1;
+    prev[i] = i > 0 ? vals[i - 1] : -5;
+    if (id[i] == 7) continue;
+    let j = i - 1;
+    while (j >= 0 && id[j] == 7) --j;
+    out[i] = j;
+    if (j < 0 || id[j] != id[i]) atomicAdd(marks, 0, 1);
+  }
+}
+
+/** Signed 8- and 16-bit loads widened to i32 lanes. */
+export function widen(a8: i8[], a16: i16[], out: i32[]): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = <i32>a8[i] * 100000 + <i32>a16[i];
+}
