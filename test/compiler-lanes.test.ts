@@ -142,6 +142,22 @@ for (const b of BACKENDS) {
       A8.free(); A16.free(); out.free();
     });
 
+    it.each([[1, 4, 37], [2, 64, 1000], [3, 30, 5000]])('binsAndMax: grid %i × block %i over %i values (shared, global and compare-and-swap atomics per lane)', async (grid, block, n) => {
+      const r = rng(n);
+      const data = Uint8Array.from({ length: n }, () => Math.floor(r() * 16));
+      const vals = ints(n, n + 1, -1 << 20, 1 << 20);
+      const D = await be.dev.upload('u8', data), V = await be.dev.upload('i32', vals);
+      const bins = be.dev.alloc('u32', 16), maxOut = await be.dev.upload('i32', Int32Array.of(-(2 ** 31))), cas = be.dev.alloc('i32', n);
+      await bins.fill(0); await cas.fill(0);
+      await be.launch('binsAndMax', grid, block, [D, V, bins, maxOut, cas, n]);
+      const refBins = new Array(16).fill(0);
+      for (const v of data) refBins[v]++;
+      expect(Array.from(await bins.read())).toEqual(refBins);
+      expect((await maxOut.read())[0]).toBe(Math.max(...vals));
+      expect(Array.from(await cas.read())).toEqual(Array.from(vals, (v) => v));
+      D.free(); V.free(); bins.free(); maxOut.free(); cas.free();
+    });
+
     it.each([[1, 4], [3, 32], [2, 256]])('treeMax: grid %i × block %i (float max, a guarded shared tree, an atomic per lane)', async (grid, block) => {
       const a = floats(grid * block, block + 3);
       const A = await be.dev.upload('f32', a), out = be.dev.alloc('f32', grid), count = be.dev.alloc('u32', 1);
@@ -189,13 +205,16 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);
         expect(blockForm, `${k} region ${r}`).toMatch(new RegExp(`for \\(; __tx \\+ 4 <= __xhi; __tx \\+= 4\\) \\{ const __t = __row \\+ __tx; __${k}_r${r}_x4\\(`));
       }
     }
+    // binsAndMax's atomics take vector operands (one narrow load of data[i]), then run per lane.
+    const bins = blockForm.slice(blockForm.indexOf('function __binsAndMax_r1_x4('));
+    expect(bins.slice(0, bins.indexOf('\n}'))).toMatch(/const __i\d+ = __ld4<u8>\(true, __p_data, __n_data, <i32>\(i(__\d+)?__a\).*__atomicAdd<u32>\(true,.*__atomicCAS<i32>\(false,/s);
     // skipScan's loads under `?:` and `&&` are masked loads, widen's narrow loads one load each.
     const skip = blockForm.slice(blockForm.indexOf('function __skipScan_r0_x4('));
     expect(skip.slice(0, skip.indexOf('\n}'))).toMatch(/__ldm4<i32>\(.*__ldm4<u16>\(/s);

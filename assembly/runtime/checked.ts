@@ -38,7 +38,7 @@ import { sharedMem } from "./scratch";
 import { __exited } from "./compiled";
 import * as c from "./compiled";
 
-export { __ctx, __exit, __exited, __clearExits, __uniform, __predCount, __liveCount, __ballots, __ballotOf, __activeLanes,
+export { __ctx, __ctxAt, __exit, __exited, __clearExits, __uniform, __predCount, __liveCount, __ballots, __ballotOf, __activeLanes,
   __shfl, __shflUp, __shflDown, __shflXor, __shflU, __shflUpU, __shflDownU, __shflXorU, __pred, __warpUniform, __setThread,
   __thread, __pmax, __pmin, __fence, __localMem,
   __trapKind, __trapArray, __trapIndex, __trapLength, __trapSite, __trapThread, __trapClear } from "./compiled";

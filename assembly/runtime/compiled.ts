@@ -172,9 +172,17 @@ function divergent(site: i32, thread: i32): void {
 
 // --- per-thread context slots -----------------------------------------------------------------
 
-/** Thread t's 8-byte cell of context slot `slot` (values live across a barrier). */
+/** Thread t's 8-byte cell of context slot `slot` (`__ctx(slot, 0)`: the slot's start). */
 // @ts-ignore: decorator
 @inline export function __ctx(slot: i32, t: i32): usize { return registers(slot) + (<usize>t << 3); }
+
+/**
+ * Thread t's value of type T in context slot `slot` (values live across a barrier, operands of
+ * warp operations): the block's values of one slot lie sizeof<T>() bytes apart, so four
+ * threads' 32-bit values are one v128 (runtime/lanes.ts).
+ */
+// @ts-ignore: decorator
+@inline export function __ctxAt<T>(slot: i32, t: i32): usize { return registers(slot) + (<usize>t << alignof<T>()); }
 
 /** Marks thread t as exited (it returned): later regions skip it, barriers do not wait for it. */
 // @ts-ignore: decorator
@@ -279,7 +287,7 @@ export function __activeLanes(t: i32, exitSlot: i32): u32 {
 // @ts-ignore: decorator
 @inline function laneValue<T>(valSlot: i32, t: i32, src: i32): T {
   const s = (t & ~31) + src;
-  return load<T>(registers(valSlot) + (<usize>(s < blockThreads ? s : t) << 3));
+  return load<T>(__ctxAt<T>(valSlot, s < blockThreads ? s : t));
 }
 
 // Each shuffle reads its lane argument (srcLane, delta, laneMask) either from a per-thread slot
@@ -320,7 +328,7 @@ export function __activeLanes(t: i32, exitSlot: i32): u32 {
 }
 
 // @ts-ignore: decorator
-@inline function laneArg(argSlot: i32, t: i32): i32 { return load<i32>(registers(argSlot) + (<usize>t << 3)); }
+@inline function laneArg(argSlot: i32, t: i32): i32 { return load<i32>(__ctxAt<i32>(argSlot, t)); }
 // @ts-ignore: decorator
 @inline export function __shfl<T>(valSlot: i32, argSlot: i32, t: i32, width: i32): T { return __shflU<T>(valSlot, laneArg(argSlot, t), t, width); }
 // @ts-ignore: decorator

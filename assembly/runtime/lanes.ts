@@ -124,22 +124,15 @@ import { __ld, __st, __ldu, __stu, __shflU, __shflUpU, __shflDownU, __shflXorU }
   }
 }
 
-// --- context slots (runtime/compiled.ts __ctx: 8 bytes per thread) -----------------------------
+// --- context slots (runtime/compiled.ts __ctxAt: 32-bit values 4 bytes apart) -----------------
 
-/** The four threads' 32-bit values in a context slot (two loads and a shuffle). */
+/** The four threads' 32-bit values in a context slot. */
 // @ts-ignore: decorator
-@inline export function __ctxLoad4(slot: i32, t0: i32): v128 {
-  const p = registers(slot) + (<usize>t0 << 3);
-  return i8x16.shuffle(v128.load(p), v128.load(p, 16), 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
-}
+@inline export function __ctxLoad4(slot: i32, t0: i32): v128 { return v128.load(registers(slot) + (<usize>t0 << 2)); }
 
-/** Stores the four threads' 32-bit values in a context slot (the slots' upper words are not read). */
+/** Stores the four threads' 32-bit values in a context slot. */
 // @ts-ignore: decorator
-@inline export function __ctxStore4(slot: i32, t0: i32, v: v128): void {
-  const p = registers(slot) + (<usize>t0 << 3);
-  v128.store(p, i8x16.shuffle(v, v, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7));
-  v128.store(p, i8x16.shuffle(v, v, 8, 9, 10, 11, 8, 9, 10, 11, 12, 13, 14, 15, 12, 13, 14, 15), 16);
-}
+@inline export function __ctxStore4(slot: i32, t0: i32, v: v128): void { v128.store(registers(slot) + (<usize>t0 << 2), v); }
 
 /** The four threads' predicates (a byte each, as the scalar form's `(p) ? 1 : 0`). */
 // @ts-ignore: decorator

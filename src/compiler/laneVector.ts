@@ -24,6 +24,7 @@
 import { type AstNode, LK, NK, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import type { Decl, FunctionInfo } from './frontend.js';
+import { ATOMICS } from './language.js';
 
 /** The vector value types: a lane of i32x4 (i32, u32, bool masks) or f32x4 (f32). */
 type VT = 'i32' | 'u32' | 'f32' | 'bool';
@@ -583,7 +584,7 @@ class LaneWriter {
 
   private index(e: AstNode): { kind: Kind; text: string; unsigned: boolean } {
     const k = this.kindOf(e);
-    const t = this.ownType(e) ?? 'i32';
+    const t = this.ownLane(e) ?? 'i32';
     if (t !== 'i32' && t !== 'u32') throw new Unsupported();
     if (k === 'a' && t === 'i32') return { kind: 'a', text: this.affine(e), unsigned: false };
     if (k === 'u') return { kind: 'u', text: this.uniform(e), unsigned: t === 'u32' };
@@ -680,6 +681,7 @@ class LaneWriter {
       }
       throw new Unsupported();
     }
+    if (e.kind === NK.Call) return this.atomicStatement(e);
     if (isIncDec(e) && unparen(e.operand).kind === NK.Identifier) {
       const d = this.fn.refs.get(unparen(e.operand));
       if (!d || d.array) throw new Unsupported();
@@ -691,6 +693,37 @@ class LaneWriter {
       return `${this.name(d)} = ${add}(${this.name(d)}, ${one});`;
     }
     throw new Unsupported();
+  }
+
+  /**
+   * An atomic whose result is not used (`atomicAdd(bins, data[i], 1);`): its index and operands
+   * as vectors, then the four atomics one by one in thread order (shared memory: plain
+   * read-modify-writes, as the scalar form).
+   */
+  private atomicStatement(e: AstNode): string {
+    const c = e.expression as AstNode;
+    if (c.kind !== NK.Identifier || this.fn.refs.has(c) || !(c.text in ATOMICS)) throw new Unsupported();
+    const spec = ATOMICS[c.text as string]!;
+    const args = e.args as AstNode[];
+    if (args.length !== 2 + spec.operands) throw new Unsupported();
+    const d = this.array(args[0]!);
+    const elem = d.array!.elem;
+    if (elem !== 'i32' && elem !== 'u32' && elem !== 'f32') throw new Unsupported();
+    const ix = this.index(args[1]!);
+    const opType = spec.u32only ? 'u32' : elem;
+    const ops = args.slice(2).map((a) => ({ t: opType as VT, v: this.vec(a, opType as VT).text }));
+    const site = this.x.site(e, `${c.text} on ${d.array!.space === 'shared' ? '__shared__ ' : ''}${d.name}[]`);
+    const idx = ix.kind === 'v' ? `__i${this.tmp++}` : '';
+    const opNames = ops.map(() => `__o${this.tmp++}`);
+    const head = [idx ? `const ${idx} = ${ix.text};` : '', ...ops.map((o, k) => `const ${opNames[k]} = ${o.v};`)].filter((x) => x).join(' ');
+    const lanes: string[] = [];
+    for (let k = 0; k < 4; k++) {
+      const i = ix.kind === 'u' ? `<i64>(${ix.text})` : ix.kind === 'a' ? `<i64>(<i32>(${ix.text}) + ${k})`
+        : `<i64>(<${ix.unsigned ? 'u32' : 'i32'}>i32x4.extract_lane(${idx}, ${k}))`;
+      const operands = ops.map((o, m) => (o.t === 'f32' ? `f32x4.extract_lane(${opNames[m]}, ${k})` : `<${opType}>i32x4.extract_lane(${opNames[m]}, ${k})`)).join(', ');
+      lanes.push(`${spec.helper}<${elem}>(${d.array!.space === 'shared'}, ${this.ptrLen(d)}, ${i}, ${operands}, ${d.array!.id}, ${site}, __t0 + ${k});`);
+    }
+    return `{ ${head} ${lanes.join(' ')} }`;
   }
 
   /** An induction variable's step (inductionSteps): its new lane-0 value. */
@@ -933,6 +966,7 @@ class LaneWriter {
         const st = p.store;
         lines.push(`  ${this.x.mark(st.node)}`);
         if (st.bytes === 1) lines.push(`  __predStore4(${st.slot}, __t0, ${this.mask(st.node)});`);
+        else if (st.type === 'bool') throw new RegionUnsupported(); // (a bool's slot holds a byte per thread)
         else lines.push(`  __ctxStore4(${st.slot}, __t0, ${this.vec(st.node, this.vt(st.type)).text});`);
         continue;
       }

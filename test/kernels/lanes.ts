@@ -1,6 +1,6 @@
 // Kernels for test/compiler-lanes.test.ts: the constructs the block form's x4 regions (four
 // threads in SIMD lanes, src/compiler/laneVector.ts) translate, and those they run per lane.
-import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __extern_shared__, __local__, atomicAdd } from "simt/kernel";
+import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __shared__, __extern_shared__, __local__, atomicAdd, atomicMax, atomicCAS } from "simt/kernel";
 
 /** Affine loads and stores, float arithmetic, an int-to-float cast, an if/else that differs between lanes, integer bit operations. */
 export function affineMix(a: f32[], b: i32[], out: f32[], outI: i32[], n: i32): void {
@@ -97,4 +97,18 @@ export function skipScan(id: u16[], vals: i32[], out: i32[], prev: i32[], marks:
 export function widen(a8: i8[], a16: i16[], out: i32[]): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = <i32>a8[i] * 100000 + <i32>a16[i];
+}
+
+/** Atomics whose result is unused, with per-thread indices and values: shared bins, a global max, a compare-and-swap. */
+export function binsAndMax(data: u8[], vals: i32[], bins: u32[], maxOut: i32[], cas: i32[], n: i32): void {
+  const local = __shared__<u32>(16);
+  for (let i = threadIdx.x; i < 16; i += blockDim.x) local[i] = 0;
+  __syncthreads();
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    atomicAdd(local, data[i], 1);
+    atomicMax(maxOut, 0, vals[i]);
+    atomicCAS(cas, i, 0, vals[i]);
+  }
+  __syncthreads();
+  for (let i = threadIdx.x; i < 16; i += blockDim.x) atomicAdd(bins, i, local[i]);
 }
