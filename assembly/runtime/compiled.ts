@@ -53,6 +53,15 @@ function divergent(site: i32, thread: i32): void {
   if (<u64>i >= <u64><u32>len) outOfBounds(array, i, len, site, thread);
 }
 
+/**
+ * Four lanes' indices i … i + 3 (threads t0 … t0 + 3), one of them outside [0, len): the first
+ * outside traps, naming its thread and index as the scalar loop would (runtime/lanes.ts). Not
+ * inlined — the rare path of a vector access stays out of the loop that makes it.
+ */
+export function __checkLanes(len: i32, i: i64, array: i32, site: i32, t0: i32): void {
+  for (let k = 0; k < 4; k++) check(len, i + k, array, site, t0 + k);
+}
+
 // @ts-ignore: decorator
 @inline function at<T>(base: usize, i: i64): usize { return base + ((<usize>i) << alignof<T>()); }
 

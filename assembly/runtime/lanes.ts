@@ -10,7 +10,7 @@
 
 import { blockThreads } from "./dims";
 import { registers } from "./scratch";
-import { __ld, __st, __ldu, __stu, __shflU, __shflUpU, __shflDownU, __shflXorU } from "./compiled";
+import { __ld, __st, __ldu, __stu, __checkLanes, __shflU, __shflUpU, __shflDownU, __shflXorU } from "./compiled";
 
 /** The four threads' values of `base + lane`: (base, base + 1, base + 2, base + 3). */
 // @ts-ignore: decorator
@@ -47,10 +47,8 @@ import { __ld, __st, __ldu, __stu, __shflU, __shflUpU, __shflDownU, __shflXorU }
 // @ts-ignore: decorator
 @inline export function __ld4<T>(checked: bool, base: usize, len: i32, i: i32, array: i32, site: i32, t0: i32): v128 {
   if (sizeof<T>() == 8) return __gather4<T>(checked, base, len, __lanes(i), false, array, site, t0);
-  if (checked && <u64><i64>i + 3 >= <u64><u32>len) {
-    // Some lane is outside: check them in thread order (the first outside one traps).
-    for (let k = 0; k < 4; k++) __ld<T>(base, len, <i64>i + k, array, site, t0 + k);
-  }
+  // Some lane outside: the first one (thread order) traps.
+  if (checked && <u64><i64>i + 3 >= <u64><u32>len) __checkLanes(len, <i64>i, array, site, t0);
   const p = base + (<usize>i << alignof<T>());
   if (sizeof<T>() == 4) return v128.load(p);
   // 8- and 16-bit elements: one narrow load, widened to i32 lanes as the scalar load extends them.
@@ -97,7 +95,11 @@ import { __ld, __st, __ldu, __stu, __shflU, __shflUpU, __shflDownU, __shflXorU }
 /** a[i + k] = lane k, for a 32-bit element type (one store when all four are inside). */
 // @ts-ignore: decorator
 @inline export function __st4<T>(checked: bool, base: usize, len: i32, i: i32, array: i32, site: i32, t0: i32, v: v128): void {
-  if (sizeof<T>() == 4 && (!checked || <u64><i64>i + 3 < <u64><u32>len)) { v128.store(base + (<usize>i << 2), v); return; }
+  if (sizeof<T>() == 4) {
+    if (checked && <u64><i64>i + 3 >= <u64><u32>len) __checkLanes(len, <i64>i, array, site, t0);
+    v128.store(base + (<usize>i << 2), v);
+    return;
+  }
   __scatter4<T>(checked, base, len, __lanes(i), false, array, site, t0, v);
 }
 
