@@ -158,6 +158,23 @@ for (const b of BACKENDS) {
       D.free(); V.free(); bins.free(); maxOut.free(); cas.free();
     });
 
+    it.each([[1, 8], [2, 37]])('jumpCounts: grid %i × block %i (counters a break or continue makes differ between threads)', async (grid, block) => {
+      const a = ints(grid * block, block, -2, 11);
+      const A = await be.dev.upload('i32', a), out = be.dev.alloc('i32', grid * block);
+      await be.launch('jumpCounts', grid, block, [A, out]);
+      const ref = Array.from(a, (x, g) => {
+        const c = x >= 0 && x < 8 ? x : 8;
+        const d = 2 * (8 - Math.min(8, Math.max(0, x)));
+        const e = x < 4 ? 3 : 9;
+        const t = g % block;
+        let i = t, f = 0;
+        while (i < t + 12) { i += 1; if ((i & 1) === (x & 1)) continue; f += i; i += 2; }
+        return c * 10000 + d * 100 + e + f * 1000000;
+      });
+      expect(Array.from(await out.read())).toEqual(ref);
+      A.free(); out.free();
+    });
+
     it.each([[1, 4], [3, 32], [2, 256]])('treeMax: grid %i × block %i (float max, a guarded shared tree, an atomic per lane)', async (grid, block) => {
       const a = floats(grid * block, block + 3);
       const A = await be.dev.upload('f32', a), out = be.dev.alloc('f32', grid), count = be.dev.alloc('u32', 1);
@@ -205,7 +222,7 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);

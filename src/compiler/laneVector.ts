@@ -196,14 +196,16 @@ class LaneWriter {
             return;
           }
           case NK.If: { const v = varying || this.kindOf(n.condition) !== 'u'; visit(n.condition, varying); visit(n.ifTrue, v); visit(n.ifFalse, v); return; }
-          case NK.While: case NK.Do: { const v = varying || this.kindOf(n.condition) !== 'u'; visit(n.condition, v); visit(n.body, v); return; }
+          // A loop runs per lane from where the lanes disagree: on its condition, or on a break
+          // or continue under a condition that differs between them (then all of it is varying).
+          case NK.While: case NK.Do: { const v = varying || this.kindOf(n.condition) !== 'u' || this.varyingJump(n.body); visit(n.condition, v); visit(n.body, v); return; }
           case NK.For: {
             visit(n.initializer, varying);
-            const v = varying || (n.condition ? this.kindOf(n.condition) !== 'u' : false);
+            const v = varying || (n.condition ? this.kindOf(n.condition) !== 'u' : false) || this.varyingJump(n.body);
             visit(n.condition, v); visit(n.incrementor, v); visit(n.body, v);
-            // A body whose own statements vary makes the loop's variables vary too (next round).
             return;
           }
+
           case NK.Ternary: { const v = varying || this.kindOf(n.condition) !== 'u'; visit(n.condition, varying); visit(n.ifThen, v); visit(n.ifElse, v); return; }
           case NK.Binary: {
             const op = operatorOf(n);
@@ -267,7 +269,11 @@ class LaneWriter {
       const allowed: AstNode[] = [];
       if (loop.kind === NK.For && loop.incrementor) allowed.push(unparen(loop.incrementor));
       const body = loop.body as AstNode;
-      for (const st of body.kind === NK.Block ? body.statements as AstNode[] : [body]) if (st.kind === NK.Expression) allowed.push(unparen(st.expression));
+      // A step in the body is skipped by a continue (and a break ends the loop early) in some
+      // lanes only: only a for's incrementor steps then.
+      let jumps = false;
+      walk(body, (x) => { if (x.kind === NK.For || x.kind === NK.While || x.kind === NK.Do) return false; if (x.kind === NK.Break || x.kind === NK.Continue) jumps = true; return undefined; });
+      if (!jumps) for (const st of body.kind === NK.Block ? body.statements as AstNode[] : [body]) if (st.kind === NK.Expression) allowed.push(unparen(st.expression));
       const found: AstNode[] = [];
       let other = false;
       walk(loop, (x) => {
@@ -309,6 +315,23 @@ class LaneWriter {
     };
     visitList(this.x.parts.filter((p): p is { node: AstNode } => 'node' in p).map((p) => p.node));
     return steps;
+  }
+
+  /** Does a loop body break or continue under an `if` whose condition differs between the lanes? */
+  private varyingJump(body: AstNode): boolean {
+    let found = false;
+    const visit = (n: AstNode | null | undefined, under: boolean): void => {
+      if (!n || found) return;
+      switch (n.kind) {
+        case NK.Break: case NK.Continue: if (under) found = true; return;
+        case NK.For: case NK.While: case NK.Do: return; // their own jumps
+        case NK.If: { const v = under || this.kindOf(n.condition) !== 'u'; visit(n.ifTrue, v); visit(n.ifFalse, v); return; }
+        case NK.Block: for (const st of n.statements as AstNode[]) visit(st, under); return;
+        default: return;
+      }
+    };
+    visit(body, false);
+    return found;
   }
 
   // --- types ---------------------------------------------------------------------------------

@@ -112,3 +112,20 @@ export function binsAndMax(data: u8[], vals: i32[], bins: u32[], maxOut: i32[], 
   __syncthreads();
   for (let i = threadIdx.x; i < 16; i += blockDim.x) atomicAdd(bins, i, local[i]);
 }
+
+/** Counters a loop's break or continue leaves different in each thread, at uniform assignments. */
+export function jumpCounts(a: i32[], out: i32[]): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const x = a[g];
+  let c = 0;
+  for (let j = 0; j < 8; j++) { if (j == x) break; c += 1; }
+  let d = 0;
+  for (let j = 0; j < 8; j++) { if (j < x) continue; d += 2; }
+  let e = 0;
+  for (let j = 0; j < 3; j++) { if (j > 0) { if (x < 4) break; } e += 3; }
+  // An index a while loop steps after a continue some threads take: not one value for all lanes.
+  let i = threadIdx.x;
+  let f = 0;
+  while (i < threadIdx.x + 12) { i += 1; if ((i & 1) == (x & 1)) continue; f += i; i += 2; }
+  out[g] = c * 10000 + d * 100 + e + f * 1000000;
+}
