@@ -46,7 +46,6 @@ import { __ld, __st, __ldu, __stu, __checkLanes, __shflU, __shflUpU, __shflDownU
 /** Lanes' elements a[i], a[i + 1], a[i + 2], a[i + 3] of a 32-bit element type (one load). */
 // @ts-ignore: decorator
 @inline export function __ld4<T>(checked: bool, base: usize, len: i32, i: i32, array: i32, site: i32, t0: i32): v128 {
-  if (sizeof<T>() == 8) return __gather4<T>(checked, base, len, __lanes(i), false, array, site, t0);
   // Some lane outside: the first one (thread order) traps.
   if (checked && <u64><i64>i + 3 >= <u64><u32>len) __checkLanes(len, <i64>i, array, site, t0);
   const p = base + (<usize>i << alignof<T>());
@@ -71,21 +70,24 @@ import { __ld, __st, __ldu, __stu, __checkLanes, __shflU, __shflUpU, __shflDownU
 // @ts-ignore: decorator
 @inline export function __ldm4<T>(m: v128, checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32): v128 {
   if (i32x4.all_true(m)) return __ldv4<T>(checked, base, len, iv, unsigned, array, site, t0);
-  const a = i32x4.extract_lane(m, 0) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0) : <T>0;
-  const b = i32x4.extract_lane(m, 1) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1) : <T>0;
-  const c = i32x4.extract_lane(m, 2) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2) : <T>0;
-  const d = i32x4.extract_lane(m, 3) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3) : <T>0;
-  if (isFloat<T>()) return f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(<f32>a), 1, <f32>b), 2, <f32>c), 3, <f32>d);
-  return i32x4.replace_lane(i32x4.replace_lane(i32x4.replace_lane(i32x4.splat(<i32>a), 1, <i32>b), 2, <i32>c), 3, <i32>d);
+  return fromLanes<T>(i32x4.extract_lane(m, 0) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0) : <T>0,
+    i32x4.extract_lane(m, 1) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1) : <T>0,
+    i32x4.extract_lane(m, 2) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2) : <T>0,
+    i32x4.extract_lane(m, 3) != 0 ? ldLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3) : <T>0);
 }
 
 /** Lane k's element a[iv[k]], loaded one by one in thread order (each checked). */
 // @ts-ignore: decorator
 @inline export function __gather4<T>(checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32): v128 {
-  const a = ldLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0);
-  const b = ldLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1);
-  const c = ldLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2);
-  const d = ldLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3);
+  return fromLanes<T>(ldLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0),
+    ldLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1),
+    ldLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2),
+    ldLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3));
+}
+
+/** Four scalars (32 bits or narrower) as the lanes of an f32x4 (floats) or i32x4 (integers, extended). */
+// @ts-ignore: decorator
+@inline function fromLanes<T>(a: T, b: T, c: T, d: T): v128 {
   if (isFloat<T>()) return f32x4.replace_lane(f32x4.replace_lane(f32x4.replace_lane(f32x4.splat(<f32>a), 1, <f32>b), 2, <f32>c), 3, <f32>d);
   return i32x4.replace_lane(i32x4.replace_lane(i32x4.replace_lane(i32x4.splat(<i32>a), 1, <i32>b), 2, <i32>c), 3, <i32>d);
 }
@@ -151,22 +153,17 @@ import { __ld, __st, __ldu, __stu, __checkLanes, __shflU, __shflUpU, __shflDownU
 /** Lane k's value of one of the scalar shuffles, for threads t0 … t0 + 3 (one by one). */
 // @ts-ignore: decorator
 @inline function shuffleLanes<T>(kind: i32, valSlot: i32, arg: i32, t0: i32, width: i32): v128 {
-  let v = isFloat<T>() ? f32x4.splat(0) : i32x4.splat(0);
-  for (let k = 0; k < 4; k++) {
-    const t = t0 + k;
-    const x = kind == 0 ? __shflU<T>(valSlot, arg, t, width) : kind == 1 ? __shflUpU<T>(valSlot, arg, t, width)
-      : kind == 2 ? __shflDownU<T>(valSlot, arg, t, width) : __shflXorU<T>(valSlot, arg, t, width);
-    // (a constant lane index per case: replace_lane takes an immediate)
-    if (isFloat<T>()) v = k == 0 ? f32x4.replace_lane(v, 0, <f32>x) : k == 1 ? f32x4.replace_lane(v, 1, <f32>x) : k == 2 ? f32x4.replace_lane(v, 2, <f32>x) : f32x4.replace_lane(v, 3, <f32>x);
-    else v = k == 0 ? i32x4.replace_lane(v, 0, <i32>x) : k == 1 ? i32x4.replace_lane(v, 1, <i32>x) : k == 2 ? i32x4.replace_lane(v, 2, <i32>x) : i32x4.replace_lane(v, 3, <i32>x);
-  }
-  return v;
+  return fromLanes<T>(shuffleLane<T>(kind, valSlot, arg, t0, width), shuffleLane<T>(kind, valSlot, arg, t0 + 1, width),
+    shuffleLane<T>(kind, valSlot, arg, t0 + 2, width), shuffleLane<T>(kind, valSlot, arg, t0 + 3, width));
 }
 
-/**
- * Reads four consecutive threads' slot values starting at thread `src` when lanes t0 … t0 + 3
- * read src … src + 3 (all four in one warp, src … src + 3 threads of the block).
- */
+// @ts-ignore: decorator
+@inline function shuffleLane<T>(kind: i32, valSlot: i32, arg: i32, t: i32, width: i32): T {
+  return kind == 0 ? __shflU<T>(valSlot, arg, t, width) : kind == 1 ? __shflUpU<T>(valSlot, arg, t, width)
+    : kind == 2 ? __shflDownU<T>(valSlot, arg, t, width) : __shflXorU<T>(valSlot, arg, t, width);
+}
+
+/** Are threads t0 … t0 + 3 lanes of one warp (then four partners in a row are one slot load)? */
 // @ts-ignore: decorator
 @inline function inOneWarp(t0: i32): bool { return (t0 & 31) <= 28; }
 

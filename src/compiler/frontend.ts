@@ -2102,8 +2102,9 @@ class KernelCompiler {
       else if (r.guard.op === '<=') hi = `min(${b} + 1, __bdx)`;
       else { lo = `max(${b}, 0)`; hi = `min(${b} + 1, __bdx)`; }
     }
-    // Four threads at a time through the region's x4 form, the rest of the row one by one.
-    const x4 = r.x4 && !skip && !setThread && !globals
+    // Four threads at a time through the region's x4 form, the rest of the row one by one
+    // (laneForm gives one only to regions whose loop skips no thread and sets no thread state).
+    const x4 = r.x4
       ? `${ind}    let __tx = __xlo;\n${ind}    for (; __tx + 4 <= __xhi; __tx += 4) { const __t = __row + __tx; __${this.fn.name}${this.tag}_r${r.id}_x4(${args}); }\n${ind}    for (; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }`
       : `${ind}    for (let __tx = __xlo; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }`;
     return `${mark}${ind}{ const __xlo = ${lo}; const __xhi = ${hi};\n${ind}  for (let __tz = 0; __tz < __bdz; __tz++) for (let __ty = 0; __ty < __bdy; __ty++) {\n${ind}    const __row = (__tz * __bdy + __ty) * __bdx;\n${x4}\n${ind}  }\n${ind}}`;

@@ -21,7 +21,7 @@
 // A region is left scalar when it returns, or when a value that differs between threads has a
 // type other than i32, u32, f32 or bool.
 
-import { type AstNode, LK, NK, operatorOf, walk } from './ast.js';
+import { type AstNode, NK, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import type { Decl, FunctionInfo } from './frontend.js';
 import { ATOMICS } from './language.js';
@@ -1010,4 +1010,3 @@ class LaneWriter {
 /** A region the x4 form cannot run at all (it returns, or keeps a bool in a context slot). */
 class RegionUnsupported extends Unsupported {}
 
-void LK;
