@@ -21,7 +21,7 @@ import { __ld, __st, __ldu, __stu, __checkLanes, __shflU, __shflUpU, __shflDownU
 /** A lane's index as the scalar form converts it: sign-extended for i32, zero-extended for u32. */
 // @ts-ignore: decorator
 @inline function indexAt(iv: v128, k: i32, unsigned: bool): i64 {
-  const x = k == 0 ? i32x4.extract_lane(iv, 0) : k == 1 ? i32x4.extract_lane(iv, 1) : k == 2 ? i32x4.extract_lane(iv, 2) : i32x4.extract_lane(iv, 3);
+  const x = laneOf<i32>(iv, k);
   return unsigned ? <i64><u32>x : <i64>x;
 }
 
@@ -115,17 +115,17 @@ import { __ld, __st, __ldu, __stu, __checkLanes, __shflU, __shflUpU, __shflDownU
 /** a[iv[k]] = lane k, one by one in thread order (each checked; a later lane's store wins). */
 // @ts-ignore: decorator
 @inline export function __scatter4<T>(checked: bool, base: usize, len: i32, iv: v128, unsigned: bool, array: i32, site: i32, t0: i32, v: v128): void {
-  if (isFloat<T>()) {
-    stLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0, <T>f32x4.extract_lane(v, 0));
-    stLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1, <T>f32x4.extract_lane(v, 1));
-    stLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2, <T>f32x4.extract_lane(v, 2));
-    stLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3, <T>f32x4.extract_lane(v, 3));
-  } else {
-    stLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0, <T>i32x4.extract_lane(v, 0));
-    stLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1, <T>i32x4.extract_lane(v, 1));
-    stLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2, <T>i32x4.extract_lane(v, 2));
-    stLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3, <T>i32x4.extract_lane(v, 3));
-  }
+  stLane<T>(checked, base, len, indexAt(iv, 0, unsigned), array, site, t0, laneOf<T>(v, 0));
+  stLane<T>(checked, base, len, indexAt(iv, 1, unsigned), array, site, t0 + 1, laneOf<T>(v, 1));
+  stLane<T>(checked, base, len, indexAt(iv, 2, unsigned), array, site, t0 + 2, laneOf<T>(v, 2));
+  stLane<T>(checked, base, len, indexAt(iv, 3, unsigned), array, site, t0 + 3, laneOf<T>(v, 3));
+}
+
+/** Lane k (a constant) of v as a T: an f32x4 lane for floats, an i32x4 lane (wrapped to T) for integers. */
+// @ts-ignore: decorator
+@inline function laneOf<T>(v: v128, k: i32): T {
+  if (isFloat<T>()) return <T>(k == 0 ? f32x4.extract_lane(v, 0) : k == 1 ? f32x4.extract_lane(v, 1) : k == 2 ? f32x4.extract_lane(v, 2) : f32x4.extract_lane(v, 3));
+  return <T>(k == 0 ? i32x4.extract_lane(v, 0) : k == 1 ? i32x4.extract_lane(v, 1) : k == 2 ? i32x4.extract_lane(v, 2) : i32x4.extract_lane(v, 3));
 }
 
 // --- context slots (runtime/compiled.ts __ctxAt: 32-bit values 4 bytes apart) -----------------
