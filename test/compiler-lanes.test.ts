@@ -175,6 +175,39 @@ for (const b of BACKENDS) {
       A.free(); out.free();
     });
 
+    // (lo, hi, base): lanes below, around and above the bounds; bases where base + t wraps past
+    // i32.MAX_VALUE inside a group of four and at the block's start; the bounds at i32's ends.
+    it.each([
+      [0, 10, 0], [-7, 40, 3], [5, 5, 2], [20, 3, -9], [-2147483648, 2147483647, 2147483647 - 9], [2147483640, 2147483647, 2147483647 - 2],
+      [-2147483647, -2147483648, 2147483645], [10, 60, -2147483648], [2147483646, 2147483647, 2147483647],
+    ])('affineCompare: lo %i, hi %i, base %i (affine against uniform: every operator, both orders, ifs, loops, continue; wrapping lanes)', async (lo, hi, base) => {
+      for (const [grid, block] of [[1, 13], [2, 32]] as const) {
+        const out = be.dev.alloc('i32', grid * block);
+        await be.launch('affineCompare', grid, block, [out, lo, hi, base]);
+        const ref = Array.from({ length: grid * block }, (_, g) => {
+          const t = g % block, v = (base + t) | 0;
+          let bits = 0;
+          if (v < hi) bits |= 1;
+          if (v <= hi) bits |= 2;
+          if (v > lo) bits |= 4;
+          if (v >= lo) bits |= 8;
+          if (v === hi) bits |= 16;
+          if (v !== lo) bits |= 32;
+          if (hi > v) bits |= 64;
+          if (lo >= v) bits |= 128;
+          if (hi === v) bits |= 256;
+          bits |= lo !== v ? 512 : 1024;
+          let n = 0, m = 0, c = 0;
+          for (let i = v; i < (hi & ~(1 << 28)); i = (i + (1 << 28)) | 0) n++;
+          for (let i = v; i > (lo | (1 << 28)); i = (i - (1 << 28)) | 0) m++;
+          for (let j = 0; j < 4; j++) { if (t + j * 3 <= lo) continue; c += j + 1; }
+          return bits + (n << 11) + (m << 16) + (c << 21);
+        });
+        expect(Array.from(await out.read()), `grid ${grid} × block ${block}`).toEqual(ref);
+        out.free();
+      }
+    });
+
     it.each([[1, 4], [3, 32], [2, 256]])('treeMax: grid %i × block %i (float max, a guarded shared tree, an atomic per lane)', async (grid, block) => {
       const a = floats(grid * block, block + 3);
       const A = await be.dev.upload('f32', a), out = be.dev.alloc('f32', grid), count = be.dev.alloc('u32', 1);
@@ -204,6 +237,18 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
     } finally { await dev.destroy(); }
   });
 
+  it.each([[16, -2], [16, -9], [7, -5]])('block %i reading a[t + off] (off %i): a negative index traps at thread 0 and names that index', async (block, off) => {
+    const dev = await testDevice({ backend: 'wasm', workers: 1 });
+    try {
+      await dev.load(mod);
+      const a = await dev.upload('i32', new Int32Array(64)), out = dev.alloc('i32', block);
+      const err = await dev.launch(mod.kernels.pastEnd!, { grid: 1, block }, [a, out, off]).catch((e) => e);
+      expect(err).toBeInstanceOf(KernelError);
+      expect(err.message).toMatch(new RegExp(`index ${off} is out of bounds of 'a' \\(length 64\\)`));
+      expect(err.message).toMatch(/thread \(0, 0, 0\)/);
+    } finally { await dev.destroy(); }
+  });
+
   it('the unchecked build computes the same', async () => {
     const dev = await testDevice({ backend: 'wasm', workers: 2 });
     try {
@@ -222,7 +267,7 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);

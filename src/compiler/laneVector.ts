@@ -79,6 +79,10 @@ const ASSIGN_OPS = /^(=|\+=|-=|\*=|\/=|%=|&=|\|=|\^=|<<=|>>=|>>>=)$/;
 const isAssign = (n: AstNode) => n.kind === NK.Binary && ASSIGN_OPS.test(operatorOf(n));
 const isIncDec = (n: AstNode) => (n.kind === NK.UnaryPostfix || (n.kind === NK.UnaryPrefix && /^(\+\+|--)$/.test(operatorOf(n)))) && /^(\+\+|--)$/.test(operatorOf(n));
 const unparen = (e: AstNode): AstNode => { while (e.kind === NK.Parenthesized) e = e.expression; return e; };
+/** The comparison codes of runtime/lanes.ts's __affAll/__affAny (lane op uniform). */
+const COMPARE_CODES: Record<string, number> = { '<': 0, '<=': 1, '>': 2, '>=': 3, '==': 4, '!=': 5 };
+/** `u op a` is `a MIRRORED[op] u`. */
+const MIRRORED: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!=' };
 /** `if (c) continue;` (or `{ continue; }`) without an else. */
 const continueIf = (s: AstNode): boolean => s.kind === NK.If && !s.ifFalse &&
   (s.ifTrue.kind === NK.Continue || (s.ifTrue.kind === NK.Block && s.ifTrue.statements.length === 1 && s.ifTrue.statements[0].kind === NK.Continue));
@@ -486,6 +490,25 @@ class LaneWriter {
     return ok;
   }
 
+  /**
+   * `affine op uniform` (either order, i32): whether all four lanes and whether any lane satisfy
+   * it, as scalar tests on lane 0's value (runtime/lanes.ts, __affAll/__affAny) instead of a
+   * lane mask and its all_true/any_true; undefined for any other condition.
+   */
+  private affineTest(cond: AstNode): { all: string; any: string } | undefined {
+    const e = unparen(cond);
+    if (e.kind !== NK.Binary) return undefined;
+    const op = operatorOf(e);
+    if (!(op in COMPARE_CODES)) return undefined;
+    const l = this.kindOf(e.left), r = this.kindOf(e.right);
+    if (!((l === 'a' && r === 'u') || (l === 'u' && r === 'a'))) return undefined;
+    const lt = this.ownLane(e.left), rt = this.ownLane(e.right);
+    if ((lt && rt && lt !== rt) || this.vt(lt ?? rt) !== 'i32') return undefined;
+    const [a, u, code] = l === 'a' ? [e.left, e.right, COMPARE_CODES[op]!] : [e.right, e.left, COMPARE_CODES[MIRRORED[op]!]!];
+    const args = `${code}, <i32>(${this.affine(a)}), <i32>(${this.uniform(u)})`;
+    return { all: `__affAll(${args})`, any: `__affAny(${args})` };
+  }
+
   /** A condition as a lane mask (0 or -1 per lane). */
   private mask(e: AstNode): string {
     const t = this.ownType(e);
@@ -806,6 +829,8 @@ class LaneWriter {
     if (this.kindOf(cond) === 'u') {
       return `${ind}if (${this.uniform(cond)}) {\n${thenText}\n${ind}}${elseText !== null ? ` else {\n${elseText}\n${ind}}` : ''}`;
     }
+    const test = this.affineTest(cond);
+    if (test) return `${ind}if (${test.all}) {\n${thenText}\n${ind}} else if (!${test.any}) {\n${elseText ?? ''}\n${ind}} else {\n${this.perLane(whole, ind + '  ')}\n${ind}}`;
     const m = `__m${this.tmp++}`;
     return `${ind}{ const ${m} = ${this.mask(cond)};\n${ind}  if (i32x4.all_true(${m})) {\n${thenText}\n${ind}  } else if (!v128.any_true(${m})) {\n${elseText ?? ''}\n${ind}  } else {\n${this.perLane(whole, ind + '    ')}\n${ind}  }\n${ind}}`;
   }
@@ -836,8 +861,10 @@ class LaneWriter {
     }
     // The lanes run the loop together while all four take another iteration; from the first
     // iteration they disagree on, each finishes it on its own (in thread order).
-    const m = `__m${this.tmp++}`;
     const rest = this.perLaneText(cond, s.body, s.kind === NK.For ? s.incrementor : null, ind + '        ');
+    const test = this.affineTest(cond);
+    if (test) return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    if (!${test.all}) {\n${ind}      if (${test.any}) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
+    const m = `__m${this.tmp++}`;
     return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    const ${m} = ${this.mask(cond)};\n${ind}    if (!i32x4.all_true(${m})) {\n${ind}      if (v128.any_true(${m})) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
   }
 
@@ -861,6 +888,11 @@ class LaneWriter {
       const m = `__m${this.tmp++}`;
       const text = `do {\n${rest.map((x) => this.x.scalarStatement(x)).join('\n')}\n} while (false);`;
       const restLanes = this.lanes(rest, text, new Set(), ind + '    ', m);
+      const test = this.affineTest(st.condition);
+      if (test) {
+        out.push(`${ind}if (!${test.any}) {\n${restVector}\n${ind}} else if (!${test.all}) {\n${ind}  const ${m} = ${this.mask(st.condition)};\n${restLanes}\n${ind}}`);
+        break;
+      }
       out.push(`${ind}{ const ${m} = ${this.mask(st.condition)};\n${ind}  if (!v128.any_true(${m})) {\n${restVector}\n${ind}  } else if (!i32x4.all_true(${m})) {\n${restLanes}\n${ind}  }\n${ind}}`);
       break;
     }

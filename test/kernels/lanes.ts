@@ -129,3 +129,32 @@ export function jumpCounts(a: i32[], out: i32[]): void {
   while (i < threadIdx.x + 12) { i += 1; if ((i & 1) == (x & 1)) continue; f += i; i += 2; }
   out[g] = c * 10000 + d * 100 + e + f * 1000000;
 }
+
+/**
+ * Comparisons of an affine value (lane k: base + threadIdx.x + k, wrapping past i32.MAX_VALUE
+ * when base is near it) with uniform ones: each operator, in both orders, in ifs, a loop's
+ * condition and a `continue` — the x4 form tests them on lane 0's value alone.
+ */
+export function affineCompare(out: i32[], lo: i32, hi: i32, base: i32): void {
+  const t = threadIdx.x;
+  const v = base + t;
+  let bits = 0;
+  if (v < hi) bits |= 1;
+  if (v <= hi) bits |= 2;
+  if (v > lo) bits |= 4;
+  if (v >= lo) bits |= 8;
+  if (v == hi) bits |= 16;
+  if (v != lo) bits |= 32;
+  if (hi > v) bits |= 64;
+  if (lo >= v) bits |= 128;
+  if (hi == v) bits |= 256;
+  if (lo != v) bits |= 512; else bits |= 1024;
+  // (bounds kept 2^28 from i32's ends: the steps never wrap, at most 16 trips)
+  let n = 0;
+  for (let i = base + t; i < (hi & ~(1 << 28)); i += 1 << 28) n++;
+  let m = 0;
+  for (let i = base + t; i > (lo | (1 << 28)); i -= 1 << 28) m++;
+  let c = 0;
+  for (let j = 0; j < 4; j++) { if (t + j * 3 <= lo) continue; c += j + 1; }
+  out[blockIdx.x * blockDim.x + t] = bits + (n << 11) + (m << 16) + (c << 21);
+}
