@@ -493,7 +493,7 @@ class LaneWriter {
   /**
    * `affine op uniform` (either order, i32): whether all four lanes and whether any lane satisfy
    * it, as scalar tests on lane 0's value (runtime/lanes.ts, __affAll/__affAny) instead of a
-   * lane mask and its all_true/any_true; undefined for any other condition.
+   * lane mask and its __all4/__any4; undefined for any other condition.
    */
   private affineTest(cond: AstNode): { all: string; any: string } | undefined {
     const e = unparen(cond);
@@ -832,7 +832,7 @@ class LaneWriter {
     const test = this.affineTest(cond);
     if (test) return `${ind}if (${test.all}) {\n${thenText}\n${ind}} else if (!${test.any}) {\n${elseText ?? ''}\n${ind}} else {\n${this.perLane(whole, ind + '  ')}\n${ind}}`;
     const m = `__m${this.tmp++}`;
-    return `${ind}{ const ${m} = ${this.mask(cond)};\n${ind}  if (i32x4.all_true(${m})) {\n${thenText}\n${ind}  } else if (!v128.any_true(${m})) {\n${elseText ?? ''}\n${ind}  } else {\n${this.perLane(whole, ind + '    ')}\n${ind}  }\n${ind}}`;
+    return `${ind}{ const ${m} = ${this.mask(cond)};\n${ind}  if (__all4(${m})) {\n${thenText}\n${ind}  } else if (!__any4(${m})) {\n${elseText ?? ''}\n${ind}  } else {\n${this.perLane(whole, ind + '    ')}\n${ind}  }\n${ind}}`;
   }
 
   private loop(s: AstNode, ind: string): string {
@@ -865,7 +865,7 @@ class LaneWriter {
     const test = this.affineTest(cond);
     if (test) return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    if (!${test.all}) {\n${ind}      if (${test.any}) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
     const m = `__m${this.tmp++}`;
-    return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    const ${m} = ${this.mask(cond)};\n${ind}    if (!i32x4.all_true(${m})) {\n${ind}      if (v128.any_true(${m})) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
+    return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    const ${m} = ${this.mask(cond)};\n${ind}    if (!__all4(${m})) {\n${ind}      if (__any4(${m})) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
   }
 
   /**
@@ -893,7 +893,7 @@ class LaneWriter {
         out.push(`${ind}if (!${test.any}) {\n${restVector}\n${ind}} else if (!${test.all}) {\n${ind}  const ${m} = ${this.mask(st.condition)};\n${restLanes}\n${ind}}`);
         break;
       }
-      out.push(`${ind}{ const ${m} = ${this.mask(st.condition)};\n${ind}  if (!v128.any_true(${m})) {\n${restVector}\n${ind}  } else if (!i32x4.all_true(${m})) {\n${restLanes}\n${ind}  }\n${ind}}`);
+      out.push(`${ind}{ const ${m} = ${this.mask(st.condition)};\n${ind}  if (!__any4(${m})) {\n${restVector}\n${ind}  } else if (!__all4(${m})) {\n${restLanes}\n${ind}  }\n${ind}}`);
       break;
     }
     return out.join('\n');
