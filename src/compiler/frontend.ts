@@ -21,6 +21,7 @@
 import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import { laneRegionFunction } from './laneVector.js';
+import { constantTrips } from './wgslUnroll.js';
 import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
 import {
   ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, FENCES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
@@ -1076,7 +1077,7 @@ type Item =
   | { k: 'ustmt'; node: AstNode }
   | { k: 'code'; text: string }
   | { k: 'if'; cond: Cond; then: Item[]; else: Item[] }
-  | { k: 'loop'; cond: Cond | null; body: Item[]; update: Item[]; condFirst: boolean };
+  | { k: 'loop'; cond: Cond | null; body: Item[]; update: Item[]; condFirst: boolean; trips?: number };
 
 type Cond = { uniform: AstNode } | { text: string } | { items: Item[]; slot: number; site: number; node: AstNode };
 
@@ -1448,7 +1449,11 @@ class KernelCompiler {
           this.blockStatement({ kind: NK.Expression, expression: s.incrementor, range: s.incrementor.range } as AstNode, update);
           this.cut(update);
         }
-        items.push({ k: 'loop', cond, body, update, condFirst: s.kind !== NK.Do });
+        // A constant trip count (`for (let offset = 16; offset > 0; offset /= 2)`, the warp
+        // reduction): the trips written out, so each thread loop sees its counter as a constant
+        // (shuffleSum on one worker 18.0-19.8 -> 16.4-16.7 ms; wgslUnroll.ts does the same for WGSL).
+        const trips = constantTrips(this.fn, s, (d) => this.typeOf(d) === 'i32');
+        items.push({ k: 'loop', cond, body, update, condFirst: s.kind !== NK.Do, trips });
         return;
       }
       default:
@@ -2044,6 +2049,10 @@ class KernelCompiler {
           break;
         }
         case 'loop': {
+          if (it.trips !== undefined) {
+            for (let k = 0; k < it.trips; k++) out.push(this.itemsText(it.body, form, ind), this.itemsText(it.update, form, ind));
+            break;
+          }
           out.push(`${ind}while (true) {`);
           const cond = it.cond ? this.condText(it.cond, form, ind + '  ') : null;
           if (cond && it.condFirst) out.push(cond.pre, `${ind}  if (!(${cond.expr})) break;`);
