@@ -83,6 +83,12 @@ const unparen = (e: AstNode): AstNode => { while (e.kind === NK.Parenthesized) e
 const COMPARE_CODES: Record<string, number> = { '<': 0, '<=': 1, '>': 2, '>=': 3, '==': 4, '!=': 5 };
 /** `u op a` is `a MIRRORED[op] u`. */
 const MIRRORED: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!=' };
+/** An element read, possibly parenthesized or cast (`data[i]`, `<i32>a[j]`). */
+const elementRead = (e: AstNode): boolean => {
+  e = unparen(e);
+  while (e.kind === NK.Assertion) e = unparen(e.expression);
+  return e.kind === NK.ElementAccess;
+};
 /** `if (c) continue;` (or `{ continue; }`) without an else. */
 const continueIf = (s: AstNode): boolean => s.kind === NK.If && !s.ifFalse &&
   (s.ifTrue.kind === NK.Continue || (s.ifTrue.kind === NK.Block && s.ifTrue.statements.length === 1 && s.ifTrue.statements[0].kind === NK.Continue));
@@ -752,6 +758,11 @@ class LaneWriter {
     const spec = ATOMICS[c.text as string]!;
     const args = e.args as AstNode[];
     if (args.length !== 2 + spec.operands) throw new Unsupported();
+    // Operands that are only element reads (`atomicAdd(bins, data[i], 1)`) are cheaper read per
+    // lane with the scalar statement than loaded as a vector and taken apart lane by lane: the
+    // histogram on one worker 19.2 -> 16.4 ms.
+    const operands = args.slice(1);
+    if (operands.some((a) => this.kindOf(a) === 'v') && operands.every((a) => this.kindOf(a) !== 'v' || elementRead(a))) throw new Unsupported();
     const d = this.array(args[0]!);
     const elem = d.array!.elem;
     if (elem !== 'i32' && elem !== 'u32' && elem !== 'f32') throw new Unsupported();

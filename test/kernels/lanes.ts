@@ -99,13 +99,16 @@ export function widen(a8: i8[], a16: i16[], out: i32[]): void {
   out[i] = <i32>a8[i] * 100000 + <i32>a16[i];
 }
 
-/** Atomics whose result is unused, with per-thread indices and values: shared bins, a global max, a compare-and-swap. */
+/**
+ * Atomics whose result is unused, with per-thread indices and values: shared bins at a computed
+ * index (vector operands), a global max and a compare-and-swap of element reads (per lane).
+ */
 export function binsAndMax(data: u8[], vals: i32[], bins: u32[], maxOut: i32[], cas: i32[], n: i32): void {
   const local = __shared__<u32>(16);
   for (let i = threadIdx.x; i < 16; i += blockDim.x) local[i] = 0;
   __syncthreads();
   for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
-    atomicAdd(local, data[i], 1);
+    atomicAdd(local, <i32>data[i] & 15, 1);
     atomicMax(maxOut, 0, vals[i]);
     atomicCAS(cas, i, 0, vals[i]);
   }
