@@ -115,7 +115,8 @@ function bodyJumps(fn: FunctionInfo, body: AstNode[], decl: Decl): { leaves: boo
  * such a loop (its step is a division), and each trip pays a branch and keeps the shuffles
  * apart: measured on an H100 (bench/kernels/warpSums.ts, 16M i32), 0.118 ms as a loop against
  * 0.094 ms with the five trips written out (0.137 → 0.099 ms through workgroup memory). The
- * copies run the same trips in the same order.
+ * copies run the same trips in the same order. The block form (frontend.ts) writes the same
+ * loops out for `wasm` and `serial`.
  */
 export const MAX_FULL_UNROLL = 8;
 
