@@ -760,14 +760,7 @@ describe('warp operations as subgroup builtins (the subgroup form of a kernel)',
   it('a loop with a constant trip count around warp operations or barriers is written out (up to 8 trips)', async () => {
     // shuffleSum's `for (offset = 16; offset > 0; offset /= 2)`: five shuffles, no loop around them.
     expect(examples.meta.wgsl!['shuffleSum']!.subgroups!.source.match(/subgroupShuffleDown\(/g)).toHaveLength(5);
-    const mod = await compileKernels([{ path: 'trips.ts', source: `import { threadIdx, __syncthreads, __shared__ } from "simt/kernel";
-export function trips(out: i32[]): void {
-  const s = __shared__<i32>(64);
-  let v: i32 = threadIdx.x;
-  for (let k = 0; k < 8; k++) { s[threadIdx.x] = v; __syncthreads(); v += s[(threadIdx.x + 1) & 63]; __syncthreads(); }
-  for (let k = 1; k < 512; k *= 2) { s[threadIdx.x] = v; __syncthreads(); v ^= s[(threadIdx.x + k) & 63]; __syncthreads(); }
-  out[threadIdx.x] = v;
-}` }], { cacheDir: false });
+    const mod = await compileKernelFiles(['test/kernels/trips.ts'], { cacheDir: false });
     const wgsl = mod.meta.wgsl!['trips']!.source!;
     // 8 trips written out (16 barriers), 9 trips left as a loop (2 barriers in its body).
     expect(wgsl.match(/workgroupBarrier\(\)/g)).toHaveLength(18);
