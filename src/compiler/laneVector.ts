@@ -515,6 +515,15 @@ class LaneWriter {
     return { all: `__affAll(${args})`, any: `__affAny(${args})` };
   }
 
+  /**
+   * A varying condition's two tests, whether all four lanes and whether any lane satisfy it: an
+   * affine test (no vector), else a lane mask `m` declared by `decl` and tested on its sign bits.
+   */
+  private laneTests(cond: AstNode, m: string): { decl: string; all: string; any: string } {
+    const t = this.affineTest(cond);
+    return t ? { decl: '', ...t } : { decl: `const ${m} = ${this.mask(cond)};`, all: `__all4(${m})`, any: `__any4(${m})` };
+  }
+
   /** A condition as a lane mask (0 or -1 per lane). */
   private mask(e: AstNode): string {
     const t = this.ownType(e);
@@ -840,10 +849,8 @@ class LaneWriter {
     if (this.kindOf(cond) === 'u') {
       return `${ind}if (${this.uniform(cond)}) {\n${thenText}\n${ind}}${elseText !== null ? ` else {\n${elseText}\n${ind}}` : ''}`;
     }
-    const test = this.affineTest(cond);
-    if (test) return `${ind}if (${test.all}) {\n${thenText}\n${ind}} else if (!${test.any}) {\n${elseText ?? ''}\n${ind}} else {\n${this.perLane(whole, ind + '  ')}\n${ind}}`;
-    const m = `__m${this.tmp++}`;
-    return `${ind}{ const ${m} = ${this.mask(cond)};\n${ind}  if (__all4(${m})) {\n${thenText}\n${ind}  } else if (!__any4(${m})) {\n${elseText ?? ''}\n${ind}  } else {\n${this.perLane(whole, ind + '    ')}\n${ind}  }\n${ind}}`;
+    const t = this.laneTests(cond, `__m${this.tmp++}`);
+    return `${ind}{ ${t.decl}\n${ind}  if (${t.all}) {\n${thenText}\n${ind}  } else if (!${t.any}) {\n${elseText ?? ''}\n${ind}  } else {\n${this.perLane(whole, ind + '    ')}\n${ind}  }\n${ind}}`;
   }
 
   private loop(s: AstNode, ind: string): string {
@@ -873,10 +880,8 @@ class LaneWriter {
     // The lanes run the loop together while all four take another iteration; from the first
     // iteration they disagree on, each finishes it on its own (in thread order).
     const rest = this.perLaneText(cond, s.body, s.kind === NK.For ? s.incrementor : null, ind + '        ');
-    const test = this.affineTest(cond);
-    if (test) return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    if (!${test.all}) {\n${ind}      if (${test.any}) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
-    const m = `__m${this.tmp++}`;
-    return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    const ${m} = ${this.mask(cond)};\n${ind}    if (!__all4(${m})) {\n${ind}      if (__any4(${m})) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
+    const t = this.laneTests(cond, `__m${this.tmp++}`);
+    return `${ind}{\n${init}\n${ind}  while (true) {\n${ind}    ${t.decl}\n${ind}    if (!${t.all}) {\n${ind}      if (${t.any}) {\n${rest}\n${ind}      }\n${ind}      break;\n${ind}    }\n${body}\n${inc}\n${ind}  }\n${ind}}`;
   }
 
   /**
@@ -899,12 +904,10 @@ class LaneWriter {
       const m = `__m${this.tmp++}`;
       const text = `do {\n${rest.map((x) => this.x.scalarStatement(x)).join('\n')}\n} while (false);`;
       const restLanes = this.lanes(rest, text, new Set(), ind + '    ', m);
-      const test = this.affineTest(st.condition);
-      if (test) {
-        out.push(`${ind}if (!${test.any}) {\n${restVector}\n${ind}} else if (!${test.all}) {\n${ind}  const ${m} = ${this.mask(st.condition)};\n${restLanes}\n${ind}}`);
-        break;
-      }
-      out.push(`${ind}{ const ${m} = ${this.mask(st.condition)};\n${ind}  if (!__any4(${m})) {\n${restVector}\n${ind}  } else if (!__all4(${m})) {\n${restLanes}\n${ind}  }\n${ind}}`);
+      // (the lanes that go on need the mask even where an affine test decided that some do)
+      const t = this.laneTests(st.condition, m);
+      const laneMask = t.decl ? '' : `${ind}    const ${m} = ${this.mask(st.condition)};\n`;
+      out.push(`${ind}{ ${t.decl}\n${ind}  if (!${t.any}) {\n${restVector}\n${ind}  } else if (!${t.all}) {\n${laneMask}${restLanes}\n${ind}  }\n${ind}}`);
       break;
     }
     return out.join('\n');
