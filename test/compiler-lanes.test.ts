@@ -274,6 +274,12 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
         expect(blockForm, `${k} region ${r}`).toMatch(new RegExp(`for \\(; __tx \\+ 4 <= __xhi; __tx \\+= 4\\) \\{ const __t = __row \\+ __tx; __${k}_r${r}_x4\\(`));
       }
     }
+    // affineCompare's conditions (ten ifs, two loops, a continue) compare an affine value with a
+    // uniform one: tested on lane 0's value, with a lane mask only for the lanes a continue lets go on.
+    const cmp = blockForm.slice(blockForm.indexOf('function __affineCompare_r0_x4('));
+    const cmpText = cmp.slice(0, cmp.indexOf('\n}'));
+    expect(cmpText.match(/__affAll\(/g)).toHaveLength(13);
+    expect(cmpText.match(/__all4\(/g)).toBeNull();
     // binsAndMax's atomic at a computed index takes vector operands (one narrow load of data[i]),
     // then runs per lane; those whose operands are only element reads run per lane as written.
     const bins = blockForm.slice(blockForm.indexOf('function __binsAndMax_r1_x4('));
