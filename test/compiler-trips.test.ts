@@ -38,7 +38,9 @@ describe('constant trip counts in the block form', () => {
     for (const f of ['warpSum', '__fast_warpSum']) {
       const text = fnText(f);
       expect(text, f).not.toMatch(/while \(true\) \{/);
-      expect(text.match(/offset \/= 2/g), f).toHaveLength(5);
+      // The fast form has the reduction twice: a warp at a time in registers (warpChain.ts) and
+      // as passes over the block for blocks whose x extent is not a multiple of 32.
+      expect(text.match(/offset \/= 2/g), f).toHaveLength(f === 'warpSum' ? 5 : 10);
     }
   });
 

@@ -22,6 +22,7 @@ import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf,
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import { laneRegionFunction } from './laneVector.js';
 import { constantTrips } from './wgslUnroll.js';
+import { warpChainAt, type ChainStep } from './warpChain.js';
 import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
 import {
   ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, FENCES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
@@ -1070,6 +1071,8 @@ interface Region {
   preds?: { slot: number; negate: boolean }[];
   /** The region has an x4 form (four threads in SIMD lanes; laneVector.ts) for the fast thread loop. */
   x4?: boolean;
+  /** The x4 form's function text (for warpChain.ts). */
+  x4Text?: string;
 }
 
 type Item =
@@ -1098,7 +1101,13 @@ class KernelCompiler {
   private exitSlot = -1;
   private readonly uniformTemps: { name: string; type: string }[] = [];
   private readonly fixedSlots = { cond: -1, pred: -1, ballot: -1 };
-  private readonly collectiveSlots: number[] = [];
+  /**
+   * The slots of shuffle operands, two sets used in turn: the region after one warp operation
+   * reads its partners' values while it stores the operands of the next one (`v += shfl(v, 1);
+   * v += shfl(v, 2);`), so the two must not share a slot (threads of the region run in any order).
+   */
+  private readonly collectiveSlots: [number[], number[]] = [[], []];
+  private collectiveSet = 0;
   private hasReturn = false;
   /** Variables declared in an interchanged grid-stride loop: local to each region that prints the loop. */
   private readonly loopLocals = new Set<Decl>();
@@ -1755,6 +1764,8 @@ class KernelCompiler {
     const before = this.region();
     const after: { call: AstNode; text: string }[] = [];
     const code: string[] = [];
+    const slots = this.collectiveSlots[this.collectiveSet]!;
+    this.collectiveSet ^= 1;
     calls.forEach((c, k) => {
       const name = c.expression.text as string;
       const args = c.args as AstNode[];
@@ -1786,8 +1797,8 @@ class KernelCompiler {
       // Shuffles: each lane's value and lane argument, then the partner's value.
       if (args.length < 3 || args.length > 4) this.fail(c, `${name}(mask, value, ${name === '__shfl_sync' ? 'srcLane' : name === '__shfl_xor_sync' ? 'laneMask' : 'delta'}[, width])`);
       const t = valueType(this.fe, this.fn, args[1]!) ?? this.fail(args[1]!, `cannot infer the type of the value of ${name}: write a cast, e.g. <f32>(…)`);
-      while (this.collectiveSlots.length < 2 * (k + 1)) this.collectiveSlots.push(this.newSlot(c));
-      const vs = this.collectiveSlots[2 * k]!, as_ = this.collectiveSlots[2 * k + 1]!;
+      while (slots.length < 2 * (k + 1)) slots.push(this.newSlot(c));
+      const vs = slots[2 * k]!, as_ = slots[2 * k + 1]!;
       before.parts.push({ store: { slot: vs, type: t, bytes: 8, node: args[1]!, asPredicate: false } });
       // A uniform lane argument (the usual `offset` of a reduction) is passed as a value.
       if (this.isUniform(args[2]!)) after.push({ call: c, text: `@SHFL:${WARP_SHUFFLES[name]}U:${t}:${vs}:U` });
@@ -1997,7 +2008,7 @@ class KernelCompiler {
       mark: (n) => this.mark(n),
       moduleConst: (name) => !!this.fe.moduleConst(name),
     });
-    if (text) r.x4 = true;
+    if (text) { r.x4 = true; r.x4Text = text; }
     return text;
   }
 
@@ -2020,9 +2031,20 @@ class KernelCompiler {
     return text;
   }
 
-  private itemsText(items: Item[], form: 'fast' | 'seeded', ind: string): string {
+  private itemsText(items: Item[], form: 'fast' | 'seeded', ind: string, chains = true): string {
     const out: string[] = [];
-    for (const it of items) {
+    items = writtenOut(items);
+    for (let i = 0; i < items.length; i++) {
+      const it = items[i]!;
+      // In the fast form, a run of shuffle regions runs a warp at a time in registers (warpChain.ts)
+      // where the block's rows are whole warps; the passes below stay for other shapes.
+      const chain = form === 'fast' && chains && !this.screen ? warpChainAt(this.chainSteps(items, i), ind + '  ') : undefined;
+      if (chain) {
+        out.push(`${ind}if ((__bdx & 31) == 0) {`, chain.text, `${ind}} else {`,
+          this.itemsText(items.slice(i, i + chain.length), form, ind + '  ', false), `${ind}}`);
+        i += chain.length - 1;
+        continue;
+      }
       switch (it.k) {
         case 'region': {
           const copies = this.slotCopies(it.r);
@@ -2030,18 +2052,7 @@ class KernelCompiler {
             : this.threadLoop(it.r, form, ind));
           break;
         }
-        case 'ustmt': {
-          const pr = this.printer('block');
-          pr.visitNodeAndTerminate(it.node);
-          let text = pr.finish().trim();
-          // A uniform declaration: predeclared at the top, assigned here.
-          if (it.node.kind === NK.Variable) {
-            text = (it.node.declarations as AstNode[]).filter((vd) => vd.initializer)
-              .map((vd) => `${this.fn.declOf.get(vd)!.outName} = ${this.exprText(vd.initializer)};`).join(' ');
-          }
-          out.push(ind + this.mark(it.node), ind + this.fix(text));
-          break;
-        }
+        case 'ustmt': out.push(ind + this.mark(it.node), ind + this.uniformStatementText(it.node)); break;
         case 'code': out.push(ind + this.fix(it.text)); break;
         case 'if': {
           const c = this.condText(it.cond, form, ind);
@@ -2049,10 +2060,6 @@ class KernelCompiler {
           break;
         }
         case 'loop': {
-          if (it.trips !== undefined) {
-            for (let k = 0; k < it.trips; k++) out.push(this.itemsText(it.body, form, ind), this.itemsText(it.update, form, ind));
-            break;
-          }
           out.push(`${ind}while (true) {`);
           const cond = it.cond ? this.condText(it.cond, form, ind + '  ') : null;
           if (cond && it.condFirst) out.push(cond.pre, `${ind}  if (!(${cond.expr})) break;`);
@@ -2065,6 +2072,34 @@ class KernelCompiler {
       }
     }
     return out.filter((l) => l.trim()).join('\n');
+  }
+
+  /** A uniform statement as the block prints it (a uniform declaration is predeclared at the top, assigned here). */
+  private uniformStatementText(node: AstNode): string {
+    if (node.kind === NK.Variable) {
+      return this.fix((node.declarations as AstNode[]).filter((vd) => vd.initializer)
+        .map((vd) => `${this.fn.declOf.get(vd)!.outName} = ${this.exprText(vd.initializer)};`).join(' '));
+    }
+    const pr = this.printer('block');
+    pr.visitNodeAndTerminate(node);
+    return this.fix(pr.finish().trim());
+  }
+
+  /** The block-level steps from items[i] on that a warp chain may take (it stops at the first other one). */
+  private chainSteps(items: Item[], i: number): ChainStep[] {
+    const steps: ChainStep[] = [];
+    for (const it of items.slice(i)) {
+      if (it.k === 'ustmt') {
+        const text = this.uniformStatementText(it.node);
+        steps.push({ k: 'ustmt', lines: [this.mark(it.node), text], text });
+      } else if (it.k === 'region' && !it.r.guard) {
+        const copies = this.slotCopies(it.r);
+        if (copies) steps.push({ k: 'copy', copies });
+        else if (it.r.x4Text) steps.push({ k: 'region', x4: it.r.x4Text });
+        else break;
+      } else break;
+    }
+    return steps;
   }
 
   private condText(c: Cond, form: 'fast' | 'seeded', ind: string): { pre: string; expr: string } {
@@ -2118,6 +2153,14 @@ class KernelCompiler {
       : `${ind}    for (let __tx = __xlo; __tx < __xhi; __tx++) { const __t = __row + __tx; ${body} }`;
     return `${mark}${ind}{ const __xlo = ${lo}; const __xhi = ${hi};\n${ind}  for (let __tz = 0; __tz < __bdz; __tz++) for (let __ty = 0; __ty < __bdy; __ty++) {\n${ind}    const __row = (__tz * __bdy + __ty) * __bdx;\n${x4}\n${ind}  }\n${ind}}`;
   }
+}
+
+/** The items with each loop of a known, small trip count written out (its body and update once per trip). */
+function writtenOut(items: Item[]): Item[] {
+  if (!items.some((it) => it.k === 'loop' && it.trips !== undefined)) return items;
+  return items.flatMap((it) => (it.k === 'loop' && it.trips !== undefined
+    ? Array.from({ length: it.trips }, () => [...writtenOut(it.body), ...writtenOut(it.update)]).flat()
+    : [it]));
 }
 
 /** Where a stretch of generated code comes from in the user's sources; `end` where it is known. */
