@@ -31,11 +31,14 @@ fi
 rm -rf "$DIR/cuda" && mkdir -p "$DIR/cuda/cuda" && cp bench/native/simt_data.h "$DIR/cuda/" && cp bench/native/cuda/seeds.cu "$DIR/cuda/cuda/"
 rm -rf "$DIR/simt/dist" "$DIR/simt/build" "$DIR/simt/bin" "$DIR/simt/assembly"
 cp -r dist build bin package.json "$DIR/simt/"
-mkdir -p "$DIR/simt/scripts" && cp scripts/bench-suite.mjs scripts/webgpu-warp-check.mjs "$DIR/simt/scripts/"
+mkdir -p "$DIR/simt/scripts" && cp scripts/bench-suite.mjs scripts/webgpu-warp-check.mjs scripts/webgpu-launch-probe.mjs "$DIR/simt/scripts/"
 (find assembly -name '*.wgsl' | while read -r f; do mkdir -p "$DIR/simt/$(dirname "$f")" && cp "$f" "$DIR/simt/$f"; done)
 # The kernel sources the webgpu benchmark compiles, and their built modules in the disk cache the
 # compiler looks in first (the GPU machine gets no AssemblyScript compiler).
 rm -rf "$DIR/simt/kernels" "$DIR/simt/examples" "$DIR/simt/node_modules/.cache/simt"
+# The compiler caches in ./node_modules/.cache/simt only where ./node_modules exists (else in the
+# system's temporary folder, which does not travel): make it, empty, on a fresh checkout.
+mkdir -p "$DIR/simt/node_modules"
 cp -r kernels "$DIR/simt/" && mkdir -p "$DIR/simt/examples" "$DIR/simt/test/kernels" && cp -r examples/kernels "$DIR/simt/examples/" && cp test/kernels/language.ts "$DIR/simt/test/kernels/" && mkdir -p "$DIR/simt/bench/kernels" && cp bench/kernels/*.ts "$DIR/simt/bench/kernels/"
 # The kernel runtime's sources: the compiler hashes them into its cache key.
 mkdir -p "$DIR/simt/assembly/threads" && cp -r assembly/runtime "$DIR/simt/assembly/" && cp assembly/threads/compiled.ts "$DIR/simt/assembly/threads/"

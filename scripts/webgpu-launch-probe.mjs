@@ -1,0 +1,53 @@
+// What a launch costs the host on webgpu, against Dawn's own round trips (docs/webgpu.md,
+// bench/RESULTS.md): bare Dawn dispatches awaited by onSubmittedWorkDone and by a mapped copy,
+// then simt's awaited launches of the compiled vecMax (grid 4 × 256) and rounds of 300 in flight.
+// After npm run build: node scripts/webgpu-launch-probe.mjs [bare|simt|all]   (N: awaited launches)
+const mode = process.argv[2] ?? 'all';
+const { openWebGpu } = await import('../dist/src/webgpu/gpu.js');
+const { createDevice } = await import('../dist/src/device.js');
+const { compileKernelFiles } = await import('../dist/src/compiler/index.js');
+const med = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
+const p10 = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 10)]; };
+const out = {};
+async function timeLoop(name, n, fn) {
+  const t = [];
+  for (let i = 0; i < n; i++) { const t0 = performance.now(); await fn(); t.push((performance.now() - t0) * 1000); }
+  const tail = t.slice(Math.floor(n / 5));
+  out[name] = { medianUs: +med(tail).toFixed(1), p10Us: +p10(tail).toFixed(1) };
+  console.log(name, out[name]);
+}
+if (mode === 'bare' || mode === 'all') {
+  const ctx = await openWebGpu({});
+  const d = ctx.device;
+  const GB = globalThis.GPUBufferUsage ?? { STORAGE: 0x80, COPY_SRC: 0x4, COPY_DST: 0x8, MAP_READ: 0x1, UNIFORM: 0x40 };
+  const buf = d.createBuffer({ size: 4096, usage: GB.STORAGE | GB.COPY_SRC | GB.COPY_DST });
+  const rb = d.createBuffer({ size: 16, usage: GB.MAP_READ | GB.COPY_DST });
+  const mod = d.createShaderModule({ code: '@group(0) @binding(0) var<storage, read_write> a: array<f32>; @compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3u) { a[g.x] = a[g.x] + 1.0; }' });
+  const pipe = d.createComputePipeline({ layout: 'auto', compute: { module: mod, entryPoint: 'main' } });
+  const bg = d.createBindGroup({ layout: pipe.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: buf } }] });
+  const dispatch = (copy) => {
+    const enc = d.createCommandEncoder(); const pass = enc.beginComputePass();
+    pass.setPipeline(pipe); pass.setBindGroup(0, bg); pass.dispatchWorkgroups(4); pass.end();
+    if (copy) enc.copyBufferToBuffer(buf, 0, rb, 0, 16);
+    d.queue.submit([enc.finish()]);
+  };
+  await timeLoop('bare dispatch + onSubmittedWorkDone', 500, async () => { dispatch(false); await d.queue.onSubmittedWorkDone(); });
+  await timeLoop('bare dispatch + copy + mapAsync', 500, async () => { dispatch(true); await rb.mapAsync(1); rb.unmap(); });
+  await timeLoop('bare 100 dispatches + one onSubmittedWorkDone (per 100)', 60, async () => { for (let i = 0; i < 100; i++) dispatch(false); await d.queue.onSubmittedWorkDone(); });
+  await ctx.destroy();
+}
+if (mode === 'simt' || mode === 'all') {
+  const dev = await createDevice({ backend: 'webgpu' });
+  const m = await compileKernelFiles(['kernels/reduce/vecMax.ts']);
+  await dev.load(m);
+  const n = 1024, A = await dev.upload('f32', Float32Array.from({ length: n }, (_, i) => Math.sin(i))), B = dev.alloc('f32', 4);
+  const k = m.kernels.vecMax;
+  const launch = () => dev.launch(k, { grid: 4, block: 256, sharedBytes: 1024 }, [A, B, n]);
+  await timeLoop('simt awaited launch', Number(process.env.N ?? 1000), launch);
+  await timeLoop('simt 300 launches in flight (per 300)', 20, async () => { const ps = []; for (let i = 0; i < 300; i++) ps.push(launch()); await dev.synchronize(); await Promise.all(ps); });
+  out['simt in flight per launch'] = +(out['simt 300 launches in flight (per 300)'].medianUs / 300).toFixed(1);
+  console.log('simt in flight per launch', out['simt in flight per launch']);
+  await dev.destroy();
+}
+console.log(JSON.stringify(out));
+process.exit(0);
