@@ -55,17 +55,33 @@ function unsignedSharedRef(bytes: Uint8Array, words: Uint32Array, n: number): Ui
   return Uint32Array.from(s, (_, g) => { const base = g - (g % n); const t = g % n; return (s[base + ((t + 1) % n)]! + (s[g]! >>> 3)) >>> 0; });
 }
 
+function chunkRunsRef(a: Int32Array, items: number): Int32Array {
+  const out = new Int32Array(a.length);
+  for (let b = 0; b < a.length; b += items) { let run = 0; for (let i = b; i < b + items; i++) { out[i] = run; run = (run + a[i]!) | 0; } }
+  return out;
+}
+
 const BACKENDS = compiledBackends([3]);
 
 for (const b of BACKENDS) {
   describe(`x4 regions' kernels on ${b.name}`, () => {
     const be = onCompiledBackend(b, () => mod);
 
+    it.each([[1, 1, 1], [1, 6, 3], [2, 13, 7], [3, 64, 33]])('chunkRuns: grid %i × block %i, %i items per thread (each lane its own run)', async (grid, block, items) => {
+      const total = grid * block * items;
+      const a = ints(total, items, -1000, 1000);
+      const A = await be.dev.upload('i32', a), out = be.dev.alloc('i32', total);
+      await be.launch('chunkRuns', grid, block, [A, out, items]);
+      expect(Array.from(await out.read())).toEqual(Array.from(chunkRunsRef(a, items)));
+      A.free(); out.free();
+    });
+
     it.each([[1, 1, 1], [1, 5, 5], [3, 7, 20], [2, 100, 199], [4, 64, 256], [1, 1024, 1000]])('affineMix: grid %i × block %i, n %i (floats, casts, if/else per lane, bit operations)', async (grid, block, n) => {
       const total = grid * block;
       const a = floats(total, n), bv = ints(total, n + 1, -50, 50);
       const A = await be.dev.upload('f32', a), B = await be.dev.upload('i32', bv);
       const out = be.dev.alloc('f32', total), outI = be.dev.alloc('i32', total);
+      await out.fill(0); await outI.fill(0); // (threads past n write nothing; alloc leaves memory as it was)
       await be.launch('affineMix', grid, block, [A, B, out, outI, n]);
       const ref = affineMixRef(a, bv, n);
       expect(Array.from(await out.read())).toEqual(Array.from(ref.out));
@@ -267,7 +283,7 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);
@@ -287,6 +303,12 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
     // skipScan's loads under `?:` and `&&` are masked loads, widen's narrow loads one load each.
     const skip = blockForm.slice(blockForm.indexOf('function __skipScan_r0_x4('));
     expect(skip.slice(0, skip.indexOf('\n}'))).toMatch(/__ldm4<i32>\(.*__ldm4<u16>\(/s);
+    // chunkRuns' loop steps each lane through its own chunk: it runs per lane (a scalar loop per
+    // lane, no gathered vector loads).
+    const runs = blockForm.slice(blockForm.indexOf('function __chunkRuns_r0_x4('));
+    const runsText = runs.slice(0, runs.indexOf('\n}'));
+    expect(runsText.match(/for \(let i = begin; i < begin \+ items; i\+\+\)/g)).toHaveLength(4);
+    expect(runsText).not.toMatch(/__ldv4|__stv4|__gather4/);
     const widen = blockForm.slice(blockForm.indexOf('function __widen_r0_x4('));
     expect(widen.slice(0, widen.indexOf('\n}'))).toMatch(/__ld4<i8>\(true, __p_a8, __n_a8, <i32>\(i__a\).*__ld4<i16>\(/s);
   });

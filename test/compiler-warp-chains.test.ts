@@ -3,6 +3,7 @@
 // passes over the block otherwise. Every lane's result is compared with a TS model of CUDA's
 // shuffles, on `wasm`, `serial` and the fine-grained form, for block shapes that take the
 // register form (32, 64, 256, 32×3, 64×2×2) and shapes that do not (16×4, 80: a partial warp).
+// The module has a device function: a region that calls it stays scalar, the others do not.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { compileKernels } from '../src/compiler/index.js';
@@ -61,6 +62,16 @@ function widthsRef(a: Int32Array, threads: number): Int32Array {
   return out;
 }
 
+function afterDeviceCallRef(a: Int32Array, threads: number, x: number): Int32Array {
+  const out = new Int32Array(a.length);
+  for (let b = 0; b < a.length; b += threads) {
+    let v = Array.from(a.subarray(b, b + threads), (y, t) => i32(Math.imul(y, 3) + (t % x)));
+    for (let m = 1; m < 32; m *= 2) { const n = shflXor(v, m); v = v.map((y, t) => i32(y + n[t]!)); }
+    out.set(v, b);
+  }
+  return out;
+}
+
 function floatAllReduceRef(a: Float32Array, threads: number): Float32Array {
   const out = new Float32Array(a.length);
   for (let b = 0; b < a.length; b += threads) {
@@ -82,6 +93,10 @@ describe('runs of constant shuffles, a warp at a time in registers', () => {
     expect(fastOf('reduceScanButterfly').match(/a warp at a time/g)).toHaveLength(3);
     expect(fastOf('widths').match(/a warp at a time/g)).toHaveLength(1);
     expect(fastOf('floatAllReduce').match(/a warp at a time/g)).toHaveLength(1);
+    // The module has a device function: only the region that calls it stays scalar.
+    expect(fastOf('afterDeviceCall').match(/a warp at a time/g)).toHaveLength(1);
+    expect(block).toMatch(/@inline function __afterDeviceCall_r0\(/);
+    expect(block).not.toMatch(/@inline function __afterDeviceCall_r0_x4\(/);
     expect(fastOf('widths')).toContain('if ((__bdx & 31) == 0) {');
     const seeded = block.slice(block.indexOf('export function widths('), block.indexOf('export function __fast_widths('));
     expect(seeded).not.toContain('a warp at a time');
@@ -105,6 +120,10 @@ describe('runs of constant shuffles, a warp at a time in registers', () => {
           await be.launch('reduceScanButterfly', grid, { x, y, z }, [A, out3]);
           await be.launch('widths', grid, { x, y, z }, [A, out]);
           await be.launch('floatAllReduce', grid, { x, y, z }, [F, outF]);
+          const outD = be.dev.alloc('i32', n);
+          await be.launch('afterDeviceCall', grid, { x, y, z }, [A, outD]);
+          expect(Array.from(await outD.read())).toEqual(Array.from(afterDeviceCallRef(a, threads, x)));
+          outD.free();
           expect(Array.from(await out3.read())).toEqual(Array.from(reduceScanButterflyRef(a, threads)));
           expect(Array.from(await out.read())).toEqual(Array.from(widthsRef(a, threads)));
           expect(Array.from(await outF.read())).toEqual(Array.from(floatAllReduceRef(f, threads)));

@@ -481,7 +481,7 @@ class FrontEnd {
     const usesThreadGlobals = deviceFunctions.some((f) => this.mentionsThreadIdx(f.node.body));
     // Device functions learn their thread (for a trap's message) from a global the thread loops
     // set; kernels without them pass the thread to each access, and their loops store nothing.
-    const hasDeviceFunctions = deviceFunctions.length > 0;
+    const deviceFunctionNames: ReadonlySet<string> = new Set(deviceFunctions.map((f) => f.name));
     for (const t of this.topLevel) {
       const text = `${this.marker(t.node, t.file)}\n${printStatement(this.as, t.node)}`;
       blockParts.push(text);
@@ -501,16 +501,16 @@ class FrontEnd {
     }
     for (const f of kernels) {
       try {
-        const interchanged = new KernelCompiler(this, f, usesThreadGlobals, hasDeviceFunctions, true).interchangedForm();
+        const interchanged = new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, true).interchangedForm();
         for (const d of f.decls) { d.cls = undefined; d.slot = undefined; d.regions = new Set(); }
-        const out = new KernelCompiler(this, f, usesThreadGlobals, hasDeviceFunctions).compile(interchanged);
+        const out = new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames).compile(interchanged);
         blockParts.push(out.block);
         fineParts.push(new FunctionPrinter(this, f, 'fine').printFineKernel());
         this.kernels.push(out.info);
         for (const d of f.decls) { d.cls = undefined; d.slot = undefined; d.regions = new Set(); }
         this.siteless = true;
         try {
-          screenParts.push(new KernelCompiler(this, f, usesThreadGlobals, hasDeviceFunctions, false, true).compile(undefined).block);
+          screenParts.push(new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, false, true).compile(undefined).block);
         } finally {
           this.siteless = false;
         }
@@ -1124,8 +1124,26 @@ class KernelCompiler {
    * `__screenBarrier` where each __syncthreads, __syncwarp, shuffle and vote stands.
    */
   constructor(private readonly fe: FrontEnd, private readonly fn: FunctionInfo, private readonly threadGlobals: boolean,
-    private readonly hasDeviceFunctions: boolean, private readonly interchange = false, private readonly screen = false) {
+    private readonly deviceFunctions: ReadonlySet<string>, private readonly interchange = false, private readonly screen = false) {
     this.tag = interchange ? '_gs' : '';
+  }
+
+  /** The module has device functions that are not inlined: its thread loops tell them their thread. */
+  private get hasDeviceFunctions(): boolean { return this.deviceFunctions.size > 0; }
+
+  /**
+   * Does the region call a device function (which reads its thread from the globals the scalar
+   * loop sets), in its statements, its collectives' operands or the consts it rematerializes?
+   */
+  private callsDeviceFunction(r: Region, remat: Decl[]): boolean {
+    let found = false;
+    const nodes = [...r.parts.map((p) => ('node' in p ? p.node : p.store.node)), ...remat.map((d) => d.node?.initializer as AstNode | null)];
+    for (const n of nodes) {
+      walk(n, (x) => {
+        if (x.kind === NK.Call && x.expression.kind === NK.Identifier && !this.fn.refs.has(x.expression) && this.deviceFunctions.has(x.expression.text)) found = true;
+      });
+    }
+    return found;
   }
 
   private fail(n: AstNode, msg: string): never { throw new KernelDiagnostic(n, msg); }
@@ -1991,11 +2009,12 @@ class KernelCompiler {
 
   /**
    * The region's x4 form (laneVector.ts), for the fast thread loop of a kernel whose threads need
-   * no per-thread bookkeeping there (no exits, warp predicates or device functions); undefined
-   * when the region stays scalar.
+   * no per-thread bookkeeping there (no exits or warp predicates, and no call of a device
+   * function: those read their thread from the globals the scalar loop sets); undefined when the
+   * region stays scalar.
    */
   private laneForm(r: Region, params: string, w: { remat: Decl[]; context: Decl[]; split: Decl[]; assigned: Set<Decl>; replace: Map<AstNode, string>; onReturn: () => string }): string | undefined {
-    if (this.screen || r.wrap || r.preds?.length || this.exitSlot >= 0 || this.hasDeviceFunctions || this.threadGlobals) return undefined;
+    if (this.screen || r.wrap || r.preds?.length || this.exitSlot >= 0 || this.callsDeviceFunction(r, w.remat)) return undefined;
     const fn = this.fn;
     const text = laneRegionFunction({
       fn, name: `__${fn.name}${this.tag}_r${r.id}_x4`, params, parts: r.parts, remat: w.remat, context: w.context, split: w.split,

@@ -161,3 +161,11 @@ export function affineCompare(out: i32[], lo: i32, hi: i32, base: i32): void {
   for (let j = 0; j < 4; j++) { if (t + j * 3 <= lo) continue; c += j + 1; }
   out[blockIdx.x * blockDim.x + t] = bits + (n << 11) + (m << 16) + (c << 21);
 }
+
+/** Each thread an exclusive scan of its own chunk (the per-thread runs of a scan): the loop runs per lane, each streaming its chunk. */
+export function chunkRuns(a: i32[], out: i32[], items: i32): void {
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const begin = g * items;
+  let run = 0;
+  for (let i = begin; i < begin + items; i++) { out[i] = run; run += a[i]; }
+}

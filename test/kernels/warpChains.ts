@@ -42,3 +42,14 @@ export function floatAllReduce(a: f32[], out: f32[]): void {
   for (let m = 16; m > 0; m /= 2) v += __shfl_xor_sync(0xffffffff, v, m);
   out[g] = v;
 }
+
+/** A device function without barriers or warp operations (not inlined): a region calling it stays scalar, the others of its module do not. */
+function scaled(v: i32, k: i32): i32 { return v * k + threadIdx.x; }
+
+// A scalar region (the call) before a run of xor shuffles: every lane ends with its warp's sum.
+export function afterDeviceCall(a: i32[], out: i32[]): void {
+  const g = blockIdx.x * blockDim.x * blockDim.y * blockDim.z + (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  let v = scaled(a[g], 3);
+  for (let m = 1; m < 32; m *= 2) v += __shfl_xor_sync(0xffffffff, v, m);
+  out[g] = v;
+}
