@@ -72,6 +72,16 @@ function afterDeviceCallRef(a: Int32Array, threads: number, x: number): Int32Arr
   return out;
 }
 
+function floatDeltaRef(a: Int32Array, threads: number): Int32Array {
+  const out = new Int32Array(a.length);
+  for (let b = 0; b < a.length; b += threads) {
+    const v = Array.from(a.subarray(b, b + threads));
+    const n = shflDown(v, 5);
+    out.set(v.map((x, t) => i32(x + n[t]!)), b);
+  }
+  return out;
+}
+
 function floatAllReduceRef(a: Float32Array, threads: number): Float32Array {
   const out = new Float32Array(a.length);
   for (let b = 0; b < a.length; b += threads) {
@@ -123,6 +133,8 @@ describe('runs of constant shuffles, a warp at a time in registers', () => {
           const outD = be.dev.alloc('i32', n);
           await be.launch('afterDeviceCall', grid, { x, y, z }, [A, outD]);
           expect(Array.from(await outD.read())).toEqual(Array.from(afterDeviceCallRef(a, threads, x)));
+          await be.launch('floatDelta', grid, { x, y, z }, [A, outD]);
+          expect(Array.from(await outD.read())).toEqual(Array.from(floatDeltaRef(a, threads)));
           outD.free();
           expect(Array.from(await out3.read())).toEqual(Array.from(reduceScanButterflyRef(a, threads)));
           expect(Array.from(await out.read())).toEqual(Array.from(widthsRef(a, threads)));

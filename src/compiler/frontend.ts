@@ -2057,7 +2057,7 @@ class KernelCompiler {
       const it = items[i]!;
       // In the fast form, a run of shuffle regions runs a warp at a time in registers (warpChain.ts)
       // where the block's rows are whole warps; the passes below stay for other shapes.
-      const chain = form === 'fast' && chains && !this.screen ? warpChainAt(this.chainSteps(items, i), ind + '  ') : undefined;
+      const chain = form === 'fast' && chains && !this.screen ? warpChainAt(this.chainSteps(items, i), this.integerUniforms(), ind + '  ') : undefined;
       if (chain) {
         out.push(`${ind}if ((__bdx & 31) == 0) {`, chain.text, `${ind}} else {`,
           this.itemsText(items.slice(i, i + chain.length), form, ind + '  ', false), `${ind}}`);
@@ -2102,6 +2102,11 @@ class KernelCompiler {
     const pr = this.printer('block');
     pr.visitNodeAndTerminate(node);
     return this.fix(pr.finish().trim());
+  }
+
+  /** The printed names of the kernel's block-level (uniform) variables of type i32. */
+  private integerUniforms(): ReadonlySet<string> {
+    return new Set([...this.uniform].filter((d) => this.typeOf(d) === 'i32').map((d) => d.outName));
   }
 
   /** The block-level steps from items[i] on that a warp chain may take (it stops at the first other one). */

@@ -92,14 +92,16 @@ function apply(op: string, a: number, b: number): number | undefined {
 
 /**
  * Applies a uniform statement's assignments (`x = e;`, `x op= e;`, `x++;`) to `env`; false when
- * one of them is not a constant assignment of an identifier (the chain stops before it).
+ * one of them is not a constant assignment of an `i32` variable (of `integers`; the evaluation
+ * follows i32 arithmetic only) — the chain stops before it.
  */
-function applyStatement(text: string, env: Env, assigned: Set<string>): boolean {
+function applyStatement(text: string, env: Env, assigned: Set<string>, integers: ReadonlySet<string>): boolean {
   const parts = text.split(';').map((s) => s.trim()).filter((s) => s);
   if (parts.length === 0) return false;
   for (const s of parts) {
     let m = /^([A-Za-z_$][\w$]*)\s*(\+\+|--)$/.exec(s) ?? /^(?:\+\+|--)\s*([A-Za-z_$][\w$]*)$/.exec(s);
     if (m) {
+      if (!integers.has(m[1]!)) return false;
       const v = env.get(m[1]!);
       if (v === undefined) return false;
       env.set(m[1]!, v + (s.includes('++') ? 1 : -1));
@@ -109,6 +111,7 @@ function applyStatement(text: string, env: Env, assigned: Set<string>): boolean 
     m = /^([A-Za-z_$][\w$]*)\s*(=|\+=|-=|\*=|\/=|%=|<<=|>>=|>>>=|&=|\|=|\^=)\s*(.+)$/.exec(s);
     if (!m) return false;
     const [, name, op, rhs] = m as unknown as [string, string, string, string];
+    if (!integers.has(name)) return false;
     const r = evalConstant(rhs, env);
     if (r === undefined) return false;
     let v: number | undefined = r;
@@ -234,9 +237,10 @@ export interface WarpChain { length: number; text: string }
 /**
  * The longest chain at the start of `steps` that holds a shuffle, written as a loop over the
  * block's warps (for blocks whose x extent is a multiple of 32, which the caller tests), or
- * undefined. `ind` is the indentation of the loop.
+ * undefined. `integers`: the block-level variables of type i32 (the uniform statements may
+ * assign only those); `ind` is the indentation of the loop.
  */
-export function warpChainAt(steps: ChainStep[], ind: string): WarpChain | undefined {
+export function warpChainAt(steps: ChainStep[], integers: ReadonlySet<string>, ind: string): WarpChain | undefined {
   const env: Env = new Map();
   const assigned = new Set<string>();
   const texts: string[] = [];
@@ -251,7 +255,7 @@ export function warpChainAt(steps: ChainStep[], ind: string): WarpChain | undefi
     if (s.k === 'ustmt') {
       const names = new Set<string>();
       const trial = new Map(env);
-      if (!applyStatement(s.text, trial, names)) break;
+      if (!applyStatement(s.text, trial, names, integers)) break;
       // A variable the chain assigns must not be read earlier in it before that: each warp
       // runs the statement again, so a later warp would read the value of an earlier one.
       if ([...names].some((n) => !assigned.has(n) && seen.some((b) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\b`).test(b)))) break;

@@ -53,3 +53,14 @@ export function afterDeviceCall(a: i32[], out: i32[]): void {
   for (let m = 1; m < 32; m *= 2) v += __shfl_xor_sync(0xffffffff, v, m);
   out[g] = v;
 }
+
+// A lane argument computed in f32 by block-level statements (10 / 4 * 2 = 5; 4 in integer arithmetic).
+export function floatDelta(a: i32[], out: i32[]): void {
+  const g = blockIdx.x * blockDim.x * blockDim.y * blockDim.z + (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  let v = a[g];
+  let o: f32 = 10;
+  o /= 4;
+  o *= 2;
+  v += __shfl_down_sync(0xffffffff, v, <i32>o);
+  out[g] = v;
+}
