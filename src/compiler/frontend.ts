@@ -2057,7 +2057,7 @@ class KernelCompiler {
       const it = items[i]!;
       // In the fast form, a run of shuffle regions runs a warp at a time in registers (warpChain.ts)
       // where the block's rows are whole warps; the passes below stay for other shapes.
-      const chain = form === 'fast' && chains && !this.screen ? warpChainAt(this.chainSteps(items, i), this.integerUniforms(), ind + '  ') : undefined;
+      const chain = form === 'fast' && chains && !this.screen && items.slice(i).some((x) => x.k === 'region' && x.r.x4Text?.includes('__shfl')) ? warpChainAt(this.chainSteps(items, i), this.integerUniforms(), ind + '  ') : undefined;
       if (chain) {
         out.push(`${ind}if ((__bdx & 31) == 0) {`, chain.text, `${ind}} else {`,
           this.itemsText(items.slice(i, i + chain.length), form, ind + '  ', false), `${ind}}`);
@@ -2093,16 +2093,25 @@ class KernelCompiler {
     return out.filter((l) => l.trim()).join('\n');
   }
 
-  /** A uniform statement as the block prints it (a uniform declaration is predeclared at the top, assigned here). */
+  /**
+   * A uniform statement as the block prints it (a uniform declaration is predeclared at the top,
+   * assigned here); printed once per statement (a print registers the sites of its accesses).
+   */
   private uniformStatementText(node: AstNode): string {
+    let text = this.uniformTexts.get(node);
+    if (text !== undefined) return text;
     if (node.kind === NK.Variable) {
-      return this.fix((node.declarations as AstNode[]).filter((vd) => vd.initializer)
+      text = this.fix((node.declarations as AstNode[]).filter((vd) => vd.initializer)
         .map((vd) => `${this.fn.declOf.get(vd)!.outName} = ${this.exprText(vd.initializer)};`).join(' '));
+    } else {
+      const pr = this.printer('block');
+      pr.visitNodeAndTerminate(node);
+      text = this.fix(pr.finish().trim());
     }
-    const pr = this.printer('block');
-    pr.visitNodeAndTerminate(node);
-    return this.fix(pr.finish().trim());
+    this.uniformTexts.set(node, text);
+    return text;
   }
+  private readonly uniformTexts = new Map<AstNode, string>();
 
   /** The printed names of the kernel's block-level (uniform) variables of type i32. */
   private integerUniforms(): ReadonlySet<string> {
