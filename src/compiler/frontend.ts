@@ -2053,11 +2053,14 @@ class KernelCompiler {
   private itemsText(items: Item[], form: 'fast' | 'seeded', ind: string, chains = true): string {
     const out: string[] = [];
     items = writtenOut(items);
+    // In the fast form, a run of shuffle regions runs a warp at a time in registers (warpChain.ts)
+    // where the block's rows are whole warps; the passes below stay for other shapes. A run can
+    // start only before the last region with a shuffle in its x4 form.
+    const lastShuffle = form === 'fast' && chains && !this.screen
+      ? items.findLastIndex((x) => x.k === 'region' && !!x.r.x4Text?.includes('__shfl')) : -1;
     for (let i = 0; i < items.length; i++) {
       const it = items[i]!;
-      // In the fast form, a run of shuffle regions runs a warp at a time in registers (warpChain.ts)
-      // where the block's rows are whole warps; the passes below stay for other shapes.
-      const chain = form === 'fast' && chains && !this.screen && items.slice(i).some((x) => x.k === 'region' && x.r.x4Text?.includes('__shfl')) ? warpChainAt(this.chainSteps(items, i), this.integerUniforms(), ind + '  ') : undefined;
+      const chain = i <= lastShuffle ? warpChainAt(this.chainSteps(items, i), this.integerUniforms(), ind + '  ') : undefined;
       if (chain) {
         out.push(`${ind}if ((__bdx & 31) == 0) {`, chain.text, `${ind}} else {`,
           this.itemsText(items.slice(i, i + chain.length), form, ind + '  ', false), `${ind}}`);

@@ -162,14 +162,10 @@ function sourceLane(kind: string, arg: number, lane: number, width: number): num
 /** Group k's four values of a shuffle, from the snapshot registers `__x<slot>_<group>`. */
 function registerShuffle(slot: string, kind: string, arg: number, width: number, k: number): string | undefined {
   const src = [0, 1, 2, 3].map((j) => sourceLane(kind, arg, 4 * k + j, width));
-  if (src.some((s) => s < 0 || s >= WARP)) return undefined;
   const groups = [...new Set(src.map((s) => s >> 2))];
-  if (groups.length > 2) {
-    // Four sources in three groups or more: lane by lane.
-    let v = `__x${slot}_${src[0]! >> 2}`;
-    src.forEach((s, j) => { v = `i32x4.replace_lane(${v}, ${j}, i32x4.extract_lane(__x${slot}_${s >> 2}, ${s & 3}))`; });
-    return v;
-  }
+  // Four consecutive lanes read from at most two groups under every kind, width (1 … 32) and
+  // lane argument (checked exhaustively for arguments −70 … 70); anything else is not a chain.
+  if (groups.length > 2 || src.some((s) => s < 0 || s >= WARP)) return undefined;
   const a = groups[0]!, b = groups[1] ?? a;
   const idx = src.map((s) => ((s >> 2) === a ? s & 3 : 4 + (s & 3)));
   if (idx.every((x, j) => x === j)) return `__x${slot}_${a}`;
