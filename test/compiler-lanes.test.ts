@@ -148,6 +148,27 @@ for (const b of BACKENDS) {
       I.free(); V.free(); out.free(); prev.free(); marks.free();
     });
 
+    // (invalid fraction: none, 1 % as CMS digis, a third, all; n not a multiple of 4 or of the block)
+    it.each([[1, 32, 1, 0], [16, 64, 1000, 0.01], [25, 40, 999, 0.33], [2, 8, 13, 1], [65, 64, 4099, 0.01]])('entryScan: grid %i × block %i over %i ids, %f invalid (a scan from an affine start, its first test on lane 0\'s value)', async (grid, block, n, invalid) => {
+      const r = rng(n);
+      const id = Uint16Array.from({ length: n }, () => (r() < invalid ? 7 : Math.floor(r() * 3)));
+      const threads = grid * block;
+      const I = await be.dev.upload('u16', id), out = be.dev.alloc('i32', threads);
+      await out.fill(-9); // (threads past n write nothing)
+      await be.launch('entryScan', grid, block, [I, out, n]);
+      const ref = Array.from({ length: threads }, (_, i) => {
+        if (i >= n) return -9;
+        let j = i - 1;
+        while (j >= 0 && id[j] === 7) j--;
+        let k = i + 1;
+        while (k < n && id[k] === 7) k++;
+        k += 2;
+        return (j < 0 || id[j] !== id[i] ? 1 : 0) + 2 * j + 10000 * k;
+      });
+      expect(Array.from(await out.read())).toEqual(ref);
+      I.free(); out.free();
+    });
+
     it.each([[1, 4], [2, 37]])('widen: grid %i × block %i (i8 and i16 lanes sign-extended)', async (grid, block) => {
       const n = grid * block, r = rng(block);
       const a8 = Int8Array.from({ length: n }, () => Math.floor(r() * 256) - 128);
@@ -283,7 +304,7 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns', 'entryScan']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);
@@ -309,6 +330,13 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
     const runsText = runs.slice(0, runs.indexOf('\n}'));
     expect(runsText.match(/for \(let i = begin; i < begin \+ items; i\+\+\)/g)).toHaveLength(4);
     expect(runsText).not.toMatch(/__ldv4|__stv4|__gather4/);
+    // entryScan's j starts affine: the loop's first test and the rest where no lane enters it read
+    // id[j] as one vector load and test j < 0 on lane 0's value; k, stepped after its loop, does not.
+    const entry = blockForm.slice(blockForm.indexOf('function __entryScan_r0_x4('));
+    const entryText = entry.slice(0, entry.indexOf('\n}'));
+    expect(entryText).toMatch(/const j__a: i32 = i32x4\.extract_lane\(j__v, 0\);\s*const __m\d+ = \(__affAll\(3, <i32>\(j__a\), <i32>\(0\)\) \? i32x4\.eq\(__ld4<u16>\(true, __p_id, __n_id, <i32>\(j__a\)/);
+    expect(entryText).toMatch(/!__affAny\(0, <i32>\(j__a\), <i32>\(0\)\) \? i32x4\.ne\(__ld4<u16>\(true, __p_id, __n_id, <i32>\(j__a\)/);
+    expect(entryText).not.toMatch(/k__a/);
     const widen = blockForm.slice(blockForm.indexOf('function __widen_r0_x4('));
     expect(widen.slice(0, widen.indexOf('\n}'))).toMatch(/__ld4<i8>\(true, __p_a8, __n_a8, <i32>\(i__a\).*__ld4<i16>\(/s);
   });

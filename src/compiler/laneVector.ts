@@ -539,7 +539,14 @@ class LaneWriter {
       if (this.speculable(e.right)) return `v128.${op === '&&' ? 'and' : 'or'}(${left}, ${this.mask(e.right)})`;
       // The right side reads memory: only the lanes that evaluate it (left true for &&, false for ||) load.
       const right = this.guarded(op === '&&' ? left : `v128.not(${left})`, () => this.mask(e.right), e.right);
-      return `v128.${op === '&&' ? 'and' : 'or'}(${left}, ${right})`;
+      const both = `v128.${op === '&&' ? 'and' : 'or'}(${left}, ${right})`;
+      // A left side that is `affine op uniform` (`j >= 0`, `j < 0`) is tested on lane 0's value:
+      // where it lets every lane evaluate the right side, that side's loads need no lane mask (a
+      // masked load tests its mask and its indices' contiguity before it can load a vector).
+      const at = this.affineTest(e.left);
+      if (!at) return both;
+      const unmasked = this.mask(e.right);
+      return op === '&&' ? `(${at.all} ? ${unmasked} : ${both})` : `(!${at.any} ? ${unmasked} : ${both})`;
     }
     if (/^(==|!=|<|>|<=|>=)$/.test(op)) {
       const lt = this.ownLane(e.left), rt = this.ownLane(e.right);
@@ -696,7 +703,7 @@ class LaneWriter {
     const mark = `${ind}${this.x.mark(s)}\n`;
     switch (s.kind) {
       case NK.Empty: return '';
-      case NK.Block: return `${ind}{\n${(s.statements as AstNode[]).map((x) => this.statement(x, ind + '  ')).filter((x) => x).join('\n')}\n${ind}}`;
+      case NK.Block: return `${ind}{\n${this.statementList(s.statements as AstNode[], ind + '  ')}\n${ind}}`;
       case NK.Variable: return mark + (s.declarations as AstNode[]).map((vd) => this.declaration(vd)).filter((x) => x).map((x) => ind + x).join('\n');
       case NK.Expression: return mark + ind + this.expressionStatement(s.expression);
       case NK.If: return mark + this.ifStatement(s, ind);
@@ -909,10 +916,12 @@ class LaneWriter {
    * rest of the body — the vector rest when no lane does, the rest per lane for those that go on
    * when some do (their scalar text in a `do … while (false)`, where a later `continue` ends it).
    */
-  private bodyStatements(list: AstNode[], ind: string): string {
+  private bodyStatements(list: AstNode[], ind: string, from = 0): string {
     const out: string[] = [];
     for (let k = 0; k < list.length; k++) {
       const st = list[k]!;
+      const d = k >= from ? this.affineEntry(list, k) : undefined;
+      if (d) { out.push(this.affineEntryLoop(list.slice(k), d, ind, (l, i) => this.bodyStatements(l, i, 1))); break; }
       if (!continueIf(st)) { out.push(this.statement(st, ind)); continue; }
       const rest = list.slice(k + 1);
       const restVector = this.bodyStatements(rest, ind + '    ');
@@ -931,6 +940,77 @@ class LaneWriter {
       break;
     }
     return out.join('\n');
+  }
+
+  /** A block's statements (no jumps among them: a loop's own `if (c) continue;` is bodyStatements'). */
+  private statementList(list: AstNode[], ind: string, from = 0): string {
+    const out: string[] = [];
+    for (let k = 0; k < list.length; k++) {
+      const d = k >= from ? this.affineEntry(list, k) : undefined;
+      if (d) { out.push(this.affineEntryLoop(list.slice(k), d, ind, (l, i) => this.statementList(l, i, 1))); break; }
+      out.push(this.statement(list[k]!, ind));
+    }
+    return out.filter((x) => x).join('\n');
+  }
+
+  /**
+   * `let j = <affine>; … while (<c(j)>) <steps j>; <rest>` in one statement list: j, an i32
+   * declared there whose initial value is affine (lane k's is lane 0's + k), which only that loop
+   * assigns (so j varies: each lane stops where its own condition fails). Returns j where list[k]
+   * is such a loop.
+   */
+  private affineEntry(list: AstNode[], k: number): Decl | undefined {
+    const s = list[k]!;
+    if (s.kind !== NK.While || this.kindOf(s.condition) === 'u') return undefined;
+    // (its first test runs twice where a lane enters the loop: it may only read)
+    let pure = true;
+    walk(s.condition, (x) => { if (x.kind === NK.Call || isAssign(x) || isIncDec(x)) pure = false; });
+    if (!pure) return undefined;
+    const assigns = (n: AstNode, d: Decl): boolean => {
+      let found = false;
+      walk(n, (x) => {
+        if (isAssign(x) && unparen(x.left).kind === NK.Identifier && this.fn.refs.get(unparen(x.left)) === d) found = true;
+        if (isIncDec(x) && unparen(x.operand).kind === NK.Identifier && this.fn.refs.get(unparen(x.operand)) === d) found = true;
+      });
+      return found;
+    };
+    for (let p = 0; p < k; p++) {
+      const v = list[p]!;
+      if (v.kind !== NK.Variable || (v.declarations as AstNode[]).length !== 1) continue;
+      const vd = (v.declarations as AstNode[])[0]!;
+      const d = this.fn.declOf.get(vd);
+      if (!d || d.array || this.predeclared(d) || this.kinds.get(d) !== 'v' || this.x.typeOf(d) !== 'i32') continue;
+      if (!vd.initializer || this.kindOf(vd.initializer as AstNode) !== 'a') continue;
+      let read = false;
+      walk(s.condition, (x) => { if (x.kind === NK.Identifier && this.fn.refs.get(x) === d) read = true; });
+      if (!read || list.some((x, i) => i !== k && assigns(x, d))) continue;
+      return d;
+    }
+    return undefined;
+  }
+
+  /**
+   * `list` = [the loop, …rest] with j from affineEntry: the loop's first test with j affine (its
+   * value is still the declaration's: lane 0's + k) — where no lane enters the loop, the rest runs
+   * with j affine (`j < 0` a test of lane 0's value, `a[j]` one vector load, as for threadIdx.x);
+   * else the loop and the rest as before, j a vector. CMS countModules' backward scan over invalid
+   * digits (`while (j >= 0 && id[j] == invalid) --j`) enters its loop for about 1 % of the lanes.
+   */
+  private affineEntryLoop(list: AstNode[], d: Decl, ind: string, rest: (list: AstNode[], ind: string) => string): string {
+    const s = list[0]!;
+    const asVector = rest(list, ind + '    ');
+    this.kinds.set(d, 'a');
+    let test: { decl: string; all: string; any: string }, asAffine: string;
+    try {
+      test = this.laneTests(s.condition, `__m${this.tmp++}`);
+      asAffine = rest(list.slice(1), ind + '    ');
+    } catch (e) {
+      if (e instanceof Unsupported) return asVector;
+      throw e;
+    } finally {
+      this.kinds.set(d, 'v');
+    }
+    return `${ind}{ const ${d.outName}__a: i32 = i32x4.extract_lane(${d.outName}__v, 0);\n${ind}  ${test.decl}\n${ind}  if (!${test.any}) {\n${asAffine}\n${ind}  } else {\n${asVector}\n${ind}  }\n${ind}}`;
   }
 
   // --- per lane --------------------------------------------------------------------------------

@@ -93,6 +93,23 @@ export function skipScan(id: u16[], vals: i32[], out: i32[], prev: i32[], marks:
   }
 }
 
+/**
+ * Scans from an affine start: `let j = i - 1; while (j >= 0 && id[j] == 7) --j;` tests its first
+ * iteration on lane 0's value and, where no lane enters it, runs the rest with j affine; k is
+ * stepped again after its loop, so it stays a vector throughout.
+ */
+export function entryScan(id: u16[], out: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    let j = i - 1;
+    while (j >= 0 && id[j] == 7) --j;
+    let k = i + 1;
+    while (k < n && id[k] == 7) k++;
+    k += 2;
+    out[i] = (j < 0 || id[j] != id[i] ? 1 : 0) + 2 * j + 10000 * k;
+  }
+}
+
 /** Signed 8- and 16-bit loads widened to i32 lanes. */
 export function widen(a8: i8[], a16: i16[], out: i32[]): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
