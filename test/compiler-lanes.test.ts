@@ -286,6 +286,39 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
     } finally { await dev.destroy(); }
   });
 
+  // readBins reads data[t + off] for its atomic's index: where all four lanes' reads are inside,
+  // the atomics read unchecked; a lane past the end sends the four to the per-lane form, whose
+  // trap names that thread; a bin index past `bins` traps there too (lanes before it counted).
+  it.each([[32, 32, 0, 256], [32, 30, 0, 256], [13, 20, 9, 256], [32, 32, 0, 16]])('readBins: block %i over data of length %i (off %i), %i bins: the counts, or the trap of the first thread outside', async (block, length, off, nBins) => {
+    const dev = await testDevice({ backend: 'wasm', workers: 1 });
+    try {
+      await dev.load(mod);
+      const r = rng(block + length);
+      const data = Uint8Array.from({ length }, (_, k) => (nBins === 16 && k >= 6 ? 17 + k : Math.floor(r() * nBins)));
+      const D = await dev.upload('u8', data), bins = dev.alloc('u32', nBins);
+      await bins.fill(0);
+      const result = await dev.launch(mod.kernels.readBins!, { grid: 1, block }, [D, bins, off]).then(() => undefined, (e) => e);
+      const firstOut = block + off > length ? length - off : undefined;
+      if (firstOut !== undefined) {
+        expect(result).toBeInstanceOf(KernelError);
+        expect(result.message).toMatch(new RegExp(`index ${length} is out of bounds of 'data' \\(length ${length}\\)`));
+        expect(result.message).toMatch(new RegExp(`thread \\(${firstOut}, 0, 0\\)`));
+      } else if (nBins === 16) {
+        expect(result).toBeInstanceOf(KernelError);
+        expect(result.message).toMatch(new RegExp(`index ${data[6]} is out of bounds of 'bins' \\(length 16\\)`));
+        expect(result.message).toMatch(/thread \(6, 0, 0\)/);
+        // (threads 0-5 counted before thread 6 trapped, in thread order as the scalar loop)
+        expect(Array.from(await bins.read()).reduce((a, b) => a + b, 0)).toBe(6);
+      } else {
+        expect(result).toBeUndefined();
+        const ref = new Array(nBins).fill(0);
+        for (let t = 0; t < block; t++) ref[data[t + off]!]++;
+        expect(Array.from(await bins.read())).toEqual(ref);
+      }
+      D.free(); bins.free();
+    } finally { await dev.destroy(); }
+  });
+
   it('the unchecked build computes the same', async () => {
     const dev = await testDevice({ backend: 'wasm', workers: 2 });
     try {
@@ -304,7 +337,7 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns', 'entryScan']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns', 'entryScan', 'readBins']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);
@@ -337,6 +370,8 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
     expect(entryText).toMatch(/const j__a: i32 = i32x4\.extract_lane\(j__v, 0\);\s*const __m\d+ = \(__affAll\(3, <i32>\(j__a\), <i32>\(0\)\) \? i32x4\.eq\(__ld4<u16>\(true, __p_id, __n_id, <i32>\(j__a\)/);
     expect(entryText).toMatch(/!__affAny\(0, <i32>\(j__a\), <i32>\(0\)\) \? i32x4\.ne\(__ld4<u16>\(true, __p_id, __n_id, <i32>\(j__a\)/);
     expect(entryText).not.toMatch(/k__a/);
+    const rb = blockForm.slice(blockForm.indexOf('function __readBins_r0_x4('));
+    expect(rb.slice(0, rb.indexOf('\n}'))).toMatch(/if \(__inside4\(<i32>\(\(<i32>\(__tx0\) \+ <i32>\(off\)\)\), __n_data\)\) \{\s*__atomicAdd<u32>\(false, __p_bins, __n_bins, <i64>\(__ldu<u8>\(__p_data/);
     const widen = blockForm.slice(blockForm.indexOf('function __widen_r0_x4('));
     expect(widen.slice(0, widen.indexOf('\n}'))).toMatch(/__ld4<i8>\(true, __p_a8, __n_a8, <i32>\(i__a\).*__ld4<i16>\(/s);
   });

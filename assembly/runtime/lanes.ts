@@ -95,6 +95,10 @@ import { __ld, __st, __ldu, __stu, __checkLanes, __shflU, __shflUpU, __shflDownU
   return (<u64>(<i64>i + 3) | <u64>(<i64>i >> 63)) >= <u64><u32>len;
 }
 
+/** Are the four lanes' indices i … i + 3 all inside [0, len)? */
+// @ts-ignore: decorator
+@inline export function __inside4(i: i32, len: i32): bool { return !lanesOutside(i, len); }
+
 // --- loads ---------------------------------------------------------------------------------------
 
 /** Lanes' elements a[i], a[i + 1], a[i + 2], a[i + 3] of a 32-bit element type (one load). */

@@ -601,7 +601,7 @@ import { blockIdx, blockDim, gridDim, blockThreads, sharedMem, sharedSize, begin
 import { __ld, __st, __ldu, __stu, __atomicAdd, __atomicSub, __atomicExch, __atomicMin, __atomicMax, __atomicInc, __atomicDec,
   __atomicCAS, __atomicAnd, __atomicOr, __atomicXor, __ctx, __ctxAt, __exit, __exited, __clearExits, __uniform, __predCount, __liveCount,
   __ballots, __ballotOf, __activeLanes, __shfl, __shflUp, __shflDown, __shflXor, __shflU, __shflUpU, __shflDownU, __shflXorU, __pred, __warpUniform, __setThread, __thread, __pmax, __pmin, __fence, __localMem } from "./runtime/compiled";
-import { __lanes, __all4, __any4, __affAll, __affAny, __ld4, __ldv4, __ldm4, __st4, __stv4, __ctxLoad4, __ctxStore4, __predStore4, __shflU4, __shflUpU4, __shflDownU4, __shflXorU4 } from "./runtime/lanes";
+import { __lanes, __all4, __any4, __affAll, __affAny, __ld4, __ldv4, __ldm4, __inside4, __st4, __stv4, __ctxLoad4, __ctxStore4, __predStore4, __shflU4, __shflUpU4, __shflDownU4, __shflXorU4 } from "./runtime/lanes";
 export { __launch, __block, __currentBlock, __setScratch, __scratchBytes } from "./runtime/index";
 export { __trapKind, __trapArray, __trapIndex, __trapLength, __trapSite, __trapThread, __trapClear } from "./runtime/compiled";
 ${threadGlobals ? 'namespace threadIdx { export let x: i32 = 0; export let y: i32 = 0; export let z: i32 = 0; }\n' : ''}const warpSize: i32 = 32;

@@ -67,6 +67,11 @@ export function pastEnd(a: i32[], out: i32[], off: i32): void {
   out[threadIdx.x] = a[threadIdx.x + off];
 }
 
+/** An atomic whose per-thread arguments are element reads at affine indices: one range check of the four lanes' reads. */
+export function readBins(data: u8[], bins: u32[], off: i32): void {
+  atomicAdd(bins, data[threadIdx.x + off], 1);
+}
+
 /** A __local__ array read at indices the same in every thread (its elements are each thread's own). */
 export function localRows(a: i32[], out: i32[]): void {
   const v = __local__<i32>(4);
