@@ -169,6 +169,20 @@ for (const b of BACKENDS) {
       I.free(); out.free();
     });
 
+    it.each([[1, 1, 10], [7, 1, 63], [32, 1, 200], [100, 1, 5], [8, 3, 70], [96, 2, 300]])('boundLoops: block %i × %i, k %i (loops from threadIdx.x to a uniform bound: the thread loop stops there)', async (bx, by, k) => {
+      const grid = 2, r = rng(bx * 7 + k);
+      const data = Uint32Array.from({ length: grid * (k + 1) }, () => Math.floor(r() * 2 ** 32));
+      const D = await be.dev.upload('u32', data), out = be.dev.alloc('u32', grid * 64);
+      await be.launch('boundLoops', grid, { x: bx, y: by }, [D, out, k]);
+      const ref = new Uint32Array(grid * 64);
+      for (let b = 0; b < grid; b++) {
+        for (let j = 0; j < 64; j++) ref[b * 64 + j] = 3 * j;
+        for (let i = 0; i <= k; i++) ref[b * 64 + (i & 63)] = (ref[b * 64 + (i & 63)]! + by * data[b * (k + 1) + i]!) >>> 0;
+      }
+      expect(Array.from(await out.read())).toEqual(Array.from(ref));
+      D.free(); out.free();
+    });
+
     it.each([[1, 4], [2, 37]])('widen: grid %i × block %i (i8 and i16 lanes sign-extended)', async (grid, block) => {
       const n = grid * block, r = rng(block);
       const a8 = Int8Array.from({ length: n }, () => Math.floor(r() * 256) - 128);
@@ -337,7 +351,7 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns', 'entryScan', 'readBins']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns', 'entryScan', 'readBins', 'boundLoops']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);
@@ -372,6 +386,13 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
     expect(entryText).not.toMatch(/k__a/);
     const rb = blockForm.slice(blockForm.indexOf('function __readBins_r0_x4('));
     expect(rb.slice(0, rb.indexOf('\n}'))).toMatch(/if \(__inside4\(<i32>\(\(<i32>\(__tx0\) \+ <i32>\(off\)\)\), __n_data\)\) \{\s*__atomicAdd<u32>\(false, __p_bins, __n_bins, <i64>\(__ldu<u8>\(__p_data/);
+    // boundLoops' loops from threadIdx.x as a region's only statement: the fast thread loops stop
+    // at their bounds (the accumulation in both the as-written and the interchanged form, which
+    // runs the initialisation as a block-level strided loop instead).
+    const bl = blockForm.slice(blockForm.indexOf('export function __fast_boundLoops('));
+    const blText = bl.slice(0, bl.indexOf('\n}'));
+    expect(blText.match(/const __xhi = min\(<i32>\(64\), __bdx\)/g)).toHaveLength(1);
+    expect(blText.match(/const __xhi = min\(<i32>\(k\) \+ 1, __bdx\)/g)).toHaveLength(2);
     const widen = blockForm.slice(blockForm.indexOf('function __widen_r0_x4('));
     expect(widen.slice(0, widen.indexOf('\n}'))).toMatch(/__ld4<i8>\(true, __p_a8, __n_a8, <i32>\(i__a\).*__ld4<i16>\(/s);
   });

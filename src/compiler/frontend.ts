@@ -1062,7 +1062,7 @@ interface Region {
   parts: ({ node: AstNode } | { store: { slot: number; type: string; bytes: 1 | 8; node: AstNode; asPredicate: boolean } })[];
   replace: Map<AstNode, string>;
   /** A uniform upper bound on threadIdx.x from the region's guard (narrows the x loop). */
-  guard?: { op: '<' | '<=' | '=='; bound: AstNode } | { op: '<'; text: string };
+  guard?: { op: '<' | '<=' | '=='; bound: AstNode; loop?: true } | { op: '<'; text: string };
   /** Printed around the region's statements (an interchanged grid-stride loop's step; see gridStrideLoop). */
   wrap?: { open: string; close: string };
   /** The x bound of an interchanged grid-stride step (`end - base`): its threads past the end skip it. */
@@ -1905,9 +1905,18 @@ class KernelCompiler {
     return ok;
   }
 
-  /** `if (threadIdx.x < E) …` as a region's only statement: the x loop can stop at E. */
+  /**
+   * `if (threadIdx.x < E) …`, or `for (let i = threadIdx.x; i < E; …) …` (a shared array's
+   * initialisation or merge, `i += blockDim.x`), as a region's only statement: the x loop can
+   * stop at E, since a thread past it does nothing (the histogram's zeroing and merge run 256 of
+   * its 1024 threads).
+   */
   private guardOf(r: Region): Region['guard'] {
     if (r.strideBound) return { op: '<', text: r.strideBound };
+    // (a `__shared__` declaration beside the statement is laid out by the compiler: it runs nothing)
+    const parts = r.parts.filter((p) => !('node' in p) || !(p.node.kind === NK.Variable &&
+      (p.node.declarations as AstNode[]).every((vd) => !!this.fn.declOf.get(vd)?.array?.space && this.fn.declOf.get(vd)!.array!.space === 'shared')));
+    if (parts.length === 1 && 'node' in parts[0]! && parts[0].node.kind === NK.For) return this.forGuard(parts[0].node);
     if (r.parts.length !== 1 || !('node' in r.parts[0]!)) return undefined;
     const s = r.parts[0].node;
     if (s.kind !== NK.If || s.ifFalse) return undefined;
@@ -1919,6 +1928,24 @@ class KernelCompiler {
     if (op !== '<' && op !== '<=' && op !== '==') return undefined;
     if (!this.isThreadX(c.left) || !this.isUniform(c.right)) return undefined;
     return { op, bound: c.right };
+  }
+
+  /** `for (let i = threadIdx.x; i < E (or <= E); …)`: the loop's first test fails for threads past E. */
+  private forGuard(s: AstNode): Region['guard'] {
+    const init = s.initializer as AstNode | null;
+    if (!init || init.kind !== NK.Variable || (init.declarations as AstNode[]).length !== 1 || !s.condition) return undefined;
+    const vd = (init.declarations as AstNode[])[0]!;
+    const d = this.fn.declOf.get(vd);
+    if (!d || !vd.initializer || !this.isThreadX(vd.initializer as AstNode)) return undefined;
+    let c = s.condition as AstNode;
+    while (c.kind === NK.Parenthesized) c = c.expression;
+    if (c.kind !== NK.Binary) return undefined;
+    const op = operatorOf(c);
+    if (op !== '<' && op !== '<=') return undefined;
+    let left = c.left as AstNode;
+    while (left.kind === NK.Parenthesized) left = left.expression;
+    if (left.kind !== NK.Identifier || this.fn.refs.get(left) !== d || !this.isUniform(c.right)) return undefined;
+    return { op, bound: c.right, loop: true };
   }
 
   private isThreadX(e: AstNode): boolean {
@@ -2128,7 +2155,8 @@ class KernelCompiler {
       if (it.k === 'ustmt') {
         const text = this.uniformStatementText(it.node);
         steps.push({ k: 'ustmt', lines: [this.mark(it.node), text], text });
-      } else if (it.k === 'region' && !it.r.guard) {
+      } else if (it.k === 'region' && (!it.r.guard || ('loop' in it.r.guard && it.r.guard.loop))) {
+        // (a loop's guard only skips threads that do nothing: run for all, the region is the same)
         const copies = this.slotCopies(it.r);
         if (copies) steps.push({ k: 'copy', copies });
         else if (it.r.x4Text) steps.push({ k: 'region', x4: it.r.x4Text });

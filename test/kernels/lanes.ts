@@ -72,6 +72,20 @@ export function readBins(data: u8[], bins: u32[], off: i32): void {
   atomicAdd(bins, data[threadIdx.x + off], 1);
 }
 
+/**
+ * Loops from threadIdx.x to a uniform bound, each a region's only statement (a shared array's
+ * initialisation, accumulation and merge): the thread loop stops at the bound, since a thread
+ * past it does nothing. Every row of a 2-D block runs them (the same values, added once a row).
+ */
+export function boundLoops(data: u32[], out: u32[], k: i32): void {
+  const s = __shared__<u32>(64);
+  for (let i = threadIdx.x; i < 64; i += blockDim.x) s[i] = <u32>i * 3;
+  __syncthreads();
+  for (let i = threadIdx.x; i <= k; i += blockDim.x) atomicAdd(s, i & 63, data[blockIdx.x * (k + 1) + i]);
+  __syncthreads();
+  if (threadIdx.y == 0) for (let i = threadIdx.x; i < 64; i += blockDim.x) out[blockIdx.x * 64 + i] = s[i];
+}
+
 /** A __local__ array read at indices the same in every thread (its elements are each thread's own). */
 export function localRows(a: i32[], out: i32[]): void {
   const v = __local__<i32>(4);
