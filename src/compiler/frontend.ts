@@ -1915,7 +1915,7 @@ class KernelCompiler {
     if (r.strideBound) return { op: '<', text: r.strideBound };
     // (a `__shared__` declaration beside the statement is laid out by the compiler: it runs nothing)
     const parts = r.parts.filter((p) => !('node' in p) || !(p.node.kind === NK.Variable &&
-      (p.node.declarations as AstNode[]).every((vd) => !!this.fn.declOf.get(vd)?.array?.space && this.fn.declOf.get(vd)!.array!.space === 'shared')));
+      (p.node.declarations as AstNode[]).every((vd) => this.fn.declOf.get(vd)?.array?.space === 'shared')));
     if (parts.length === 1 && 'node' in parts[0]! && parts[0].node.kind === NK.For) return this.forGuard(parts[0].node);
     if (r.parts.length !== 1 || !('node' in r.parts[0]!)) return undefined;
     const s = r.parts[0].node;
