@@ -37,6 +37,16 @@ const FINE_FLAGS = [
 
 export interface AscResult { binary: Uint8Array; diagnostics: Diagnostic[] }
 
+/**
+ * The wasm features asc compiles for (wasm 2.0 + threads + SIMD), given to Binaryen when it reads
+ * a module back: not `All`, with which Binaryen writes newer encodings (compact import sections)
+ * that engines reject.
+ */
+function setAscFeatures(binaryen: typeof import('binaryen').default, m: InstanceType<typeof import('binaryen').default.Module>): void {
+  const F = binaryen.Features;
+  m.setFeatures(F.MVP | F.Atomics | F.MutableGlobals | F.NontrappingFPToInt | F.SIMD128 | F.BulkMemory | F.BulkMemoryOpt | F.SignExt);
+}
+
 /** Where a place in a generated file came from (for compiler errors): its line and the generated text there. */
 export type LineMap = (generatedLine: number, token: string) => { file: string; line: number; column: number } | undefined;
 
@@ -51,7 +61,10 @@ export async function ascCompile(entry: string, form: 'block' | 'fine' | 'screen
   const outputs = new Map<string, Uint8Array>();
   const diagnostics: Diagnostic[] = [];
   const stderr: string[] = [];
-  const argv = [entryPath, '--outFile', 'out.wasm', ...(form === 'fine' ? FINE_FLAGS : BLOCK_FLAGS), ...(optimize ? ['-O3'] : ['-O1'])];
+  // An optimised block or screen form is compiled by asc unoptimised and optimised by Binaryen
+  // (binaryenO3); the fine form keeps asc's -O3, which its asyncify pass was tuned against.
+  const binaryenOptimizes = optimize && form !== 'fine';
+  const argv = [entryPath, '--outFile', 'out.wasm', ...(form === 'fine' ? FINE_FLAGS : BLOCK_FLAGS), ...(binaryenOptimizes ? ['-O0'] : optimize ? ['-O3'] : ['-O1'])];
   const { error } = await asc.main(argv, {
     readFile: (name: string) => {
       const n = name.replace(/\\/g, '/').replace(/^\.\//, '');
@@ -85,11 +98,39 @@ export async function ascCompile(entry: string, form: 'block' | 'fine' | 'screen
       diagnostics.push({ file, line, column, message: d.message });
     },
   } as never);
-  const binary = outputs.get('out.wasm');
+  let binary = outputs.get('out.wasm');
   if (diagnostics.length === 0 && (error || !binary)) {
     diagnostics.push({ file: '(compiler)', line: 1, column: 1, message: (error?.message ?? 'no output') + (stderr.length ? `: ${stderr.join('').trim().slice(0, 2000)}` : '') });
   }
+  if (binary && binaryenOptimizes && diagnostics.length === 0) binary = await binaryenO3(binary);
   return { binary: binary ?? new Uint8Array(0), diagnostics };
+}
+
+/**
+ * Binaryen's own -O3 pipeline, with the inlining limits asc's -O3 sets. asc's -O3 is a longer
+ * pipeline (simplify-globals-optimizing alone runs ten times, besides flatten and GUFA rounds):
+ * warm, it spent 0.43-0.52 s optimising vecMax, this one 0.22-0.26 s, and the five user kernels
+ * run as fast from either (bench/RESULTS.md, "Compile time"). Binaryen's -O2 is not enough:
+ * transpose and countModules ran 1.5-1.7x slower from it. A cold compile is dominated by V8
+ * compiling Binaryen itself, which neither pipeline changes.
+ */
+async function binaryenO3(binary: Uint8Array): Promise<Uint8Array> {
+  const binaryen = (await import('binaryen')).default;
+  const m = binaryen.readBinary(binary);
+  try {
+    setAscFeatures(binaryen, m);
+    binaryen.setOptimizeLevel(3);
+    binaryen.setShrinkLevel(0);
+    binaryen.setFastMath(true);
+    binaryen.setAlwaysInlineMaxSize(12);
+    binaryen.setFlexibleInlineMaxSize(70);
+    binaryen.setOneCallerInlineMaxSize(200);
+    binaryen.setAllowInliningFunctionsWithLoops(true);
+    m.optimize();
+    return m.emitBinary();
+  } finally {
+    m.dispose();
+  }
 }
 
 /** Asyncify: every function that can reach a scheduling point can unwind and rewind a thread. */
@@ -97,10 +138,7 @@ export async function asyncify(binary: Uint8Array): Promise<Uint8Array> {
   const binaryen = (await import('binaryen')).default;
   const m = binaryen.readBinary(binary);
   try {
-    // The features asc compiled for (wasm 2.0 + threads + SIMD), not `All`: with every feature
-    // on, Binaryen writes newer encodings (compact import sections) that engines reject.
-    const F = binaryen.Features;
-    m.setFeatures(F.MVP | F.Atomics | F.MutableGlobals | F.NontrappingFPToInt | F.SIMD128 | F.BulkMemory | F.BulkMemoryOpt | F.SignExt);
+    setAscFeatures(binaryen, m);
     binaryen.setPassArgument('asyncify-imports', 'simt.accessAt,simt.barrier,simt.fence');
     binaryen.setOptimizeLevel(2);
     m.runPasses(['asyncify']);
