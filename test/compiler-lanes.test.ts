@@ -183,6 +183,24 @@ for (const b of BACKENDS) {
       D.free(); out.free();
     });
 
+    it.each([[1, 4, 4], [3, 64, 150], [2, 36, 72], [2, 256, 300], [4, 12, 1]])('splitRegions: grid %i × block %i, width %i (values declared by their one assignment after a barrier)', async (grid, block, width) => {
+      const r = rng(block * 3 + width);
+      const data = Int32Array.from({ length: width }, () => Math.floor(r() * 2001) - 1000);
+      const D = await be.dev.upload('i32', data), out = be.dev.alloc('i32', grid * block);
+      await out.fill(-7);
+      await be.launch('splitRegions', grid, block, [D, out, width]);
+      const ref = new Int32Array(grid * block).fill(-7);
+      for (let b = 0; b < grid; b++) {
+        const s = Array.from({ length: block }, (_, t) => { const x = b * block + t; const z = x < width ? data[x]! : -1; return x < width ? z + b + z : 0; });
+        for (let t = 0; t < block; t++) {
+          const x = b * block + t, z = s[(t + 1) % block]!, w = z > 0 ? z * 2 : z;
+          if (x < width) ref[x] = w * 3 + (width - b);
+        }
+      }
+      expect(Array.from(await out.read())).toEqual(Array.from(ref));
+      D.free(); out.free();
+    });
+
     it.each([[1, 4], [2, 37]])('widen: grid %i × block %i (i8 and i16 lanes sign-extended)', async (grid, block) => {
       const n = grid * block, r = rng(block);
       const a8 = Int8Array.from({ length: n }, () => Math.floor(r() * 256) - 128);
@@ -351,7 +369,7 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
   });
 
   it('every region of these kernels has an x4 form; the fast thread loops call it four threads at a time', () => {
-    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns', 'entryScan', 'readBins', 'boundLoops']) {
+    for (const k of ['affineMix', 'stridedSum', 'divergentLoop', 'unsignedShared', 'treeMax', 'pastEnd', 'localRows', 'skipScan', 'widen', 'binsAndMax', 'jumpCounts', 'affineCompare', 'chunkRuns', 'entryScan', 'readBins', 'boundLoops', 'splitRegions']) {
       const regions = mod.meta.kernels.find((x) => x.name === k)!.regions;
       for (let r = 0; r < regions; r++) {
         expect(blockForm, `${k} region ${r}`).toContain(`@inline function __${k}_r${r}_x4(`);
@@ -393,6 +411,16 @@ describe('x4 regions: traps, the unchecked build, which regions have the form', 
     const blText = bl.slice(0, bl.indexOf('\n}'));
     expect(blText.match(/const __xhi = min\(<i32>\(64\), __bdx\)/g)).toHaveLength(1);
     expect(blText.match(/const __xhi = min\(<i32>\(k\) \+ 1, __bdx\)/g)).toHaveLength(2);
+    // splitRegions' x, y and z are declared by their one assignment after the barrier: x affine
+    // (out[x] one store), y the same in the four lanes, z a vector filled lane by lane (its
+    // `%` index has no vector form); w, assigned twice, is a vector assigned in place.
+    const split = blockForm.slice(blockForm.indexOf('function __splitRegions_r1_x4('));
+    const splitText = split.slice(0, split.indexOf('\n}'));
+    expect(splitText).toMatch(/const x__a: i32 = \(<i32>\(__tx0\) \+ <i32>\(__bix \* __bdx\)\);/);
+    expect(splitText).toMatch(/const y: i32 = <i32>\(width - __bix \+ __ty\);/);
+    expect(splitText).toMatch(/let z__v: v128 = i32x4\.splat\(<i32>\(0\)\);\s*\{ const __t = __t0 \+ 0; const __tx = __tx0 \+ 0; let z: i32 = /);
+    expect(splitText).toMatch(/let w__v: v128 = i32x4\.splat\(<i32>\(0\)\);[^]*w__v = z__v;/);
+    expect(splitText).toMatch(/__st4<i32>\(true, __p_out, __n_out, <i32>\([^;]*x__a/);
     const widen = blockForm.slice(blockForm.indexOf('function __widen_r0_x4('));
     expect(widen.slice(0, widen.indexOf('\n}'))).toMatch(/__ld4<i8>\(true, __p_a8, __n_a8, <i32>\(i__a\).*__ld4<i16>\(/s);
   });

@@ -101,7 +101,32 @@ class LaneWriter {
   constructor(private readonly x: LaneRegionInput) { this.fn = x.fn; }
 
   /** A context value, or a split one the region did not declare: its declaration in the region is an assignment. */
-  private predeclared(d: Decl): boolean { return d.cls === 'context' || this.x.split.includes(d); }
+  private predeclared(d: Decl): boolean { return d.cls === 'context' || (this.x.split.includes(d) && !this.declaringAssignment.has(d)); }
+
+  /**
+   * Split values that the region assigns once, in a `v = e;` among its top-level statements
+   * (transpose's `x = blockIdx.y * TILE + threadIdx.x;` after the barrier): that assignment
+   * declares the region's value, which then gets a kind as a declared variable does (uniform,
+   * affine or vector) instead of always a vector. The region writes a split value before
+   * reading it, so nothing in the region reads the value from before that statement.
+   */
+  private readonly declaringAssignment = new Map<Decl, AstNode>();
+
+  private findDeclaringAssignments(): void {
+    const count = new Map<Decl, number>();
+    for (const p of this.x.parts) if ('node' in p) walk(p.node, (m) => {
+      const target = isAssign(m) ? unparen(m.left) : isIncDec(m) ? unparen(m.operand) : undefined;
+      const d = target?.kind === NK.Identifier ? this.fn.refs.get(target) : undefined;
+      if (d) count.set(d, (count.get(d) ?? 0) + 1);
+    });
+    for (const p of this.x.parts) {
+      if (!('node' in p) || p.node.kind !== NK.Expression) continue;
+      const e = unparen(p.node.expression);
+      if (!isAssign(e) || operatorOf(e) !== '=' || unparen(e.left).kind !== NK.Identifier) continue;
+      const d = this.fn.refs.get(unparen(e.left));
+      if (d && !d.array && this.x.split.includes(d) && count.get(d) === 1 && VECTOR_TYPES.has(this.x.typeOf(d) ?? '')) this.declaringAssignment.set(d, e);
+    }
+  }
 
   // --- which values differ between lanes -------------------------------------------------------
 
@@ -179,6 +204,8 @@ class LaneWriter {
     for (const p of this.x.parts) if ('node' in p) walk(p.node, (n) => {
       if (n.kind === NK.VariableDeclaration) { const d = this.fn.declOf.get(n); if (d && !d.array && !this.predeclared(d)) own.push(d); }
     });
+    this.findDeclaringAssignments();
+    for (const d of this.declaringAssignment.keys()) own.push(d);
     for (const d of own) this.kinds.set(d, 'u');
     const rank = { u: 0, a: 1, v: 2 } as const;
     const raise = (d: Decl, k: Kind): boolean => {
@@ -219,7 +246,11 @@ class LaneWriter {
           case NK.Ternary: { const v = varying || this.kindOf(n.condition) !== 'u'; visit(n.condition, varying); visit(n.ifThen, v); visit(n.ifElse, v); return; }
           case NK.Binary: {
             const op = operatorOf(n);
-            if (ASSIGN_OPS.test(op) && n.left.kind === NK.Identifier) {
+            const declared = n.left.kind === NK.Identifier ? this.fn.refs.get(n.left) : undefined;
+            if (declared && this.declaringAssignment.get(declared) === n) {
+              const k = varying ? 'v' : this.kindOf(n.right);
+              changed = raise(declared, k === 'a' && this.x.typeOf(declared) !== 'i32' ? 'v' : k) || changed;
+            } else if (ASSIGN_OPS.test(op) && n.left.kind === NK.Identifier) {
               const d = this.fn.refs.get(n.left);
               // (an induction variable's step keeps it affine: a uniform step, all lanes running the loop)
               if (d && this.kinds.has(d)) changed = raise(d, steps.has(n) ? (this.kindOf(n.right) !== 'u' ? 'v' : 'u') : varying || this.kindOf(n.right) !== 'u' ? 'v' : 'u') || changed;
@@ -741,6 +772,14 @@ class LaneWriter {
 
   private expressionStatement(e: AstNode): string {
     e = unparen(e);
+    const declared = isAssign(e) && unparen(e.left).kind === NK.Identifier ? this.fn.refs.get(unparen(e.left)) : undefined;
+    if (declared && this.declaringAssignment.get(declared) === e) {
+      // (where the value has no vector form, perLane runs the statement)
+      const k = this.kindOfDecl(declared), t = this.x.typeOf(declared)!;
+      if (k === 'u') return `const ${declared.outName}: ${t} = <${t}>(${this.uniform(e.right)});`;
+      if (k === 'a') return `const ${declared.outName}__a: i32 = ${this.affine(e.right)};`;
+      return `const ${declared.outName}__v: v128 = ${this.vec(e.right, this.vt(t)).text};`;
+    }
     if (isAssign(e)) {
       const op = operatorOf(e);
       const target = unparen(e.left);
@@ -1080,6 +1119,14 @@ class LaneWriter {
     // scalar, when the same in every lane) it lives in afterwards is declared before them.
     const declared = new Set<Decl>();
     const pre: string[] = [];
+    const e = s.kind === NK.Expression ? unparen(s.expression) : undefined;
+    const byAssignment = e && isAssign(e) && unparen(e.left).kind === NK.Identifier ? this.fn.refs.get(unparen(e.left)) : undefined;
+    if (byAssignment && this.declaringAssignment.get(byAssignment) === e) {
+      // A value declared by this assignment, run per lane: a vector declared before the lanes,
+      // which put their values into it. Nothing would declare a uniform or affine one.
+      if (this.kindOfDecl(byAssignment) !== 'v') throw new RegionUnsupported();
+      pre.push(`${ind}let ${byAssignment.outName}__v: v128 = ${this.splat(this.vt(this.x.typeOf(byAssignment)), '0')};`);
+    }
     if (s.kind === NK.Variable) {
       for (const vd of s.declarations as AstNode[]) {
         const d = this.fn.declOf.get(vd);
@@ -1182,7 +1229,7 @@ class LaneWriter {
       if (t === 'bool') throw new RegionUnsupported();
       lines.push(`  let ${d.outName}__v: v128 = __ctxLoad4(${d.slot}, __t0);`);
     }
-    for (const d of this.x.split) lines.push(`  let ${d.outName}__v: v128 = ${this.splat(this.vt(this.x.typeOf(d)), '0')};`);
+    for (const d of this.x.split) if (!this.declaringAssignment.has(d)) lines.push(`  let ${d.outName}__v: v128 = ${this.splat(this.vt(this.x.typeOf(d)), '0')};`);
     for (const p of this.x.parts) {
       if ('store' in p) {
         const st = p.store;

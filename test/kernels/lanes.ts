@@ -86,6 +86,28 @@ export function boundLoops(data: u32[], out: u32[], k: i32): void {
   if (threadIdx.y == 0) for (let i = threadIdx.x; i < 64; i += blockDim.x) out[blockIdx.x * 64 + i] = s[i];
 }
 
+/**
+ * Values written in each of two regions before they are read (no context slot). After the
+ * barrier, `x = …` (affine), `y = …` (the same in four threads of a row) and `z = …` (a vector) are each the region's one
+ * assignment of their variable at its top level: they declare the region's value; w, assigned
+ * twice there, stays a vector assigned in place.
+ */
+export function splitRegions(data: i32[], out: i32[], width: i32): void {
+  const s = __shared__<i32>(256);
+  let x = blockIdx.x * blockDim.x + threadIdx.x;
+  let y = blockIdx.x + threadIdx.y;
+  let z = x < width ? data[x] : -1;
+  let w = z;
+  s[threadIdx.x] = x < width ? z + y + w : 0;
+  __syncthreads();
+  x = threadIdx.x + blockIdx.x * blockDim.x;
+  y = width - blockIdx.x + threadIdx.y;
+  z = s[(threadIdx.x + 1) % blockDim.x];
+  w = z;
+  if (z > 0) w = z * 2;
+  if (x < width) out[x] = w * 3 + y;
+}
+
 /** A __local__ array read at indices the same in every thread (its elements are each thread's own). */
 export function localRows(a: i32[], out: i32[]): void {
   const v = __local__<i32>(4);
