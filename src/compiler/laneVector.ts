@@ -112,6 +112,14 @@ class LaneWriter {
    */
   private readonly declaringAssignment = new Map<Decl, AstNode>();
 
+  /** The value that `e` is the declaring assignment of (declaringAssignment), if it is one. */
+  private declaredBy(e: AstNode): Decl | undefined {
+    e = unparen(e);
+    if (!isAssign(e) || unparen(e.left).kind !== NK.Identifier) return undefined;
+    const d = this.fn.refs.get(unparen(e.left));
+    return d && this.declaringAssignment.get(d) === e ? d : undefined;
+  }
+
   private findDeclaringAssignments(): void {
     const count = new Map<Decl, number>();
     for (const p of this.x.parts) if ('node' in p) walk(p.node, (m) => {
@@ -246,8 +254,8 @@ class LaneWriter {
           case NK.Ternary: { const v = varying || this.kindOf(n.condition) !== 'u'; visit(n.condition, varying); visit(n.ifThen, v); visit(n.ifElse, v); return; }
           case NK.Binary: {
             const op = operatorOf(n);
-            const declared = n.left.kind === NK.Identifier ? this.fn.refs.get(n.left) : undefined;
-            if (declared && this.declaringAssignment.get(declared) === n) {
+            const declared = this.declaredBy(n);
+            if (declared) {
               const k = varying ? 'v' : this.kindOf(n.right);
               changed = raise(declared, k === 'a' && this.x.typeOf(declared) !== 'i32' ? 'v' : k) || changed;
             } else if (ASSIGN_OPS.test(op) && n.left.kind === NK.Identifier) {
@@ -772,8 +780,8 @@ class LaneWriter {
 
   private expressionStatement(e: AstNode): string {
     e = unparen(e);
-    const declared = isAssign(e) && unparen(e.left).kind === NK.Identifier ? this.fn.refs.get(unparen(e.left)) : undefined;
-    if (declared && this.declaringAssignment.get(declared) === e) {
+    const declared = this.declaredBy(e);
+    if (declared) {
       // (where the value has no vector form, perLane runs the statement)
       const k = this.kindOfDecl(declared), t = this.x.typeOf(declared)!;
       if (k === 'u') return `const ${declared.outName}: ${t} = <${t}>(${this.uniform(e.right)});`;
@@ -1119,9 +1127,8 @@ class LaneWriter {
     // scalar, when the same in every lane) it lives in afterwards is declared before them.
     const declared = new Set<Decl>();
     const pre: string[] = [];
-    const e = s.kind === NK.Expression ? unparen(s.expression) : undefined;
-    const byAssignment = e && isAssign(e) && unparen(e.left).kind === NK.Identifier ? this.fn.refs.get(unparen(e.left)) : undefined;
-    if (byAssignment && this.declaringAssignment.get(byAssignment) === e) {
+    const byAssignment = s.kind === NK.Expression ? this.declaredBy(s.expression) : undefined;
+    if (byAssignment) {
       // A value declared by this assignment, run per lane: a vector declared before the lanes,
       // which put their values into it. Nothing would declare a uniform or affine one.
       if (this.kindOfDecl(byAssignment) !== 'v') throw new RegionUnsupported();

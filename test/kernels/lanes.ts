@@ -88,9 +88,9 @@ export function boundLoops(data: u32[], out: u32[], k: i32): void {
 
 /**
  * Values written in each of two regions before they are read (no context slot). After the
- * barrier, `x = …` (affine), `y = …` (the same in four threads of a row) and `z = …` (a vector) are each the region's one
- * assignment of their variable at its top level: they declare the region's value; w, assigned
- * twice there, stays a vector assigned in place.
+ * barrier, `x = …` (affine), `y = …` (the same in four threads of a row) and `z = …` (a
+ * vector) are each the region's one assignment of their variable at its top level: they
+ * declare the region's value; w, assigned twice there, stays a vector assigned in place.
  */
 export function splitRegions(data: i32[], out: i32[], width: i32): void {
   const s = __shared__<i32>(256);
