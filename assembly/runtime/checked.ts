@@ -41,7 +41,7 @@ import * as c from "./compiled";
 export { __ctx, __ctxAt, __exit, __exited, __clearExits, __uniform, __predCount, __liveCount, __ballots, __ballotOf, __activeLanes,
   __shfl, __shflUp, __shflDown, __shflXor, __shflU, __shflUpU, __shflDownU, __shflXorU, __pred, __warpUniform, __setThread,
   __thread, __pmax, __pmin, __fence, __localMem,
-  __trapKind, __trapArray, __trapIndex, __trapLength, __trapSite, __trapThread, __trapClear } from "./compiled";
+  __trapKind, __trapArray, __trapIndex, __trapLength, __trapSite, __trapThread, __trapClear, __privBegin, __privFlush } from "./compiled";
 
 const READ: i32 = 0, WRITE: i32 = 1, ATOMIC: i32 = 2;
 const PAGE_BITS: u32 = 12;
@@ -255,6 +255,10 @@ function screen(addr: usize, size: i32, kind: i32, t: i32): void {
 // @ts-ignore: decorator
 @inline export function __atomicAdd<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
   const old = c.__atomicAdd<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
+}
+// @ts-ignore: decorator
+@inline export function __atomicAddP<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  const old = c.__atomicAddP<T>(shared, base, len, i, v, array, site, thread); screen(at<T>(base, i), sizeof<T>(), ATOMIC, thread); return old;
 }
 // @ts-ignore: decorator
 @inline export function __atomicSub<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {

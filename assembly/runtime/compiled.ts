@@ -9,7 +9,7 @@
 // array, index, block and thread in the KernelError.
 
 import { blockThreads } from "./dims";
-import { registers, threadOrderTable, REGISTER_SLOTS } from "./scratch";
+import { registers, threadOrderTable, REGISTER_SLOTS, sharedMem, sharedEnd } from "./scratch";
 import * as atomics from "./atomics";
 
 // --- trap details (per worker instance) -----------------------------------------------------
@@ -107,6 +107,44 @@ function divergent(site: i32, thread: i32): void {
   if (shared) { const old = load<T>(p); store<T>(p, old + v); return old; }
   return atomics.atomicAdd<T>(p, v);
 }
+// --- atomicAdd into a private copy ---------------------------------------------------------------
+// An array the kernel only ever atomicAdds into, result unused (a histogram's global bins): a
+// chunk of blocks adds into the worker's own copy of it, placed in the shared-memory area past
+// what the launch uses, and the copy goes into the array once at the chunk's end, one atomic per
+// non-zero element (integer adds: the sums are the same in any order). Nothing in the kernel
+// reads the array, so no thread sees the difference; 4,096 blocks merging 256 bins each no longer
+// contend on the same 256 counters (the histogram: 0.66-0.70 of its time).
+
+let privBase: usize = 0;    // the copy, 0 when the adds are atomics
+let privTarget: usize = 0;
+let privLen: i32 = 0;
+
+/** Starts privatising `target` (len 32-bit elements) for a chunk, where the copy fits past `used` shared bytes. */
+export function __privBegin(target: usize, len: i32, used: i32): void {
+  const base = (sharedMem() + <usize>used + 15) & ~(<usize>15);
+  if (len <= 0 || base + (<usize>len << 2) > sharedEnd()) return;
+  memory.fill(base, 0, <usize>len << 2);
+  privTarget = target; privLen = len; privBase = base;
+}
+
+/** Adds the copy into its array and stops privatising: at a chunk's end, and after a trap (the worker calls it). */
+export function __privFlush(): void {
+  if (privBase == 0) return;
+  for (let k = 0; k < privLen; k++) {
+    const v = load<u32>(privBase + (<usize>k << 2));
+    if (v != 0) atomic.add<u32>(privTarget + (<usize>k << 2), v);
+  }
+  privBase = 0;
+}
+
+/** atomicAdd on a privatised array (32-bit elements): the copy's element while a chunk privatises it. */
+// @ts-ignore: decorator
+@inline export function __atomicAddP<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
+  check(len, i, array, site, thread);
+  if (privBase != 0 && base == privTarget) { const p = privBase + ((<usize>i) << 2); const old = load<T>(p); store<T>(p, old + v); return old; }
+  return atomics.atomicAdd<T>(at<T>(base, i), v);
+}
+
 // @ts-ignore: decorator
 @inline export function __atomicSub<T>(shared: bool, base: usize, len: i32, i: i64, v: T, array: i32, site: i32, thread: i32): T {
   check(len, i, array, site, thread); const p = at<T>(base, i);

@@ -37,6 +37,10 @@ export function __setSharedBytes(bytes: i32): void {
 // @ts-ignore: decorator
 @inline export function sharedMem(): usize { return sharedBase; }
 
+/** The end of the worker's shared-memory area (its limit past sharedMem()). */
+// @ts-ignore: decorator
+@inline export function sharedEnd(): usize { return orderBase; }
+
 /** Dynamic shared bytes requested by this launch. */
 // @ts-ignore: decorator
 @inline export function sharedSize(): i32 { return sharedBytes; }

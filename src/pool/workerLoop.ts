@@ -18,6 +18,8 @@ interface RuntimeExports {
   __trapSite?(): number;
   __trapThread?(): number;
   __trapClear?(): void;
+  /** A compiled module's privatised atomicAdd copy, added into its array (after a trap). */
+  __privFlush?(): void;
   __launch(gx: number, gy: number, gz: number, bx: number, by: number, bz: number,
     shared: number, seeded: number, seedLo: number, seedHi: number): void;
   __block(linear: number): void;
@@ -131,6 +133,8 @@ export function runWorker(init: WorkerInit, onReady: () => void): never {
           callBlockLoop(loop, first, last - first, args);
         }
       } catch (e) {
+        // The adds a privatising chunk made before the trap reach the array, as atomics would have.
+        ex.__privFlush?.();
         recordTrap(ex.__currentBlock(), trapMessage(e, mi, bx, by), genTag);
         leave();
         break;
