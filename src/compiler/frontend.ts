@@ -158,7 +158,6 @@ const privatizedCache = new WeakMap<FunctionInfo, Decl | null>();
 function privatizedArray(fn: FunctionInfo): Decl | undefined {
   const cached = privatizedCache.get(fn);
   if (cached !== undefined) return cached ?? undefined;
-  const unparen = (e: AstNode): AstNode => { while (e.kind === NK.Parenthesized) e = e.expression; return e; };
   const allowed = new Set<AstNode>();
   walk(fn.node, (n) => {
     if (n.kind !== NK.Expression) return;
@@ -1984,13 +1983,11 @@ class KernelCompiler {
     const vd = (init.declarations as AstNode[])[0]!;
     const d = this.fn.declOf.get(vd);
     if (!d || !vd.initializer || !this.isThreadX(vd.initializer as AstNode)) return undefined;
-    let c = s.condition as AstNode;
-    while (c.kind === NK.Parenthesized) c = c.expression;
+    const c = unparen(s.condition as AstNode);
     if (c.kind !== NK.Binary) return undefined;
     const op = operatorOf(c);
     if (op !== '<' && op !== '<=') return undefined;
-    let left = c.left as AstNode;
-    while (left.kind === NK.Parenthesized) left = left.expression;
+    const left = unparen(c.left as AstNode);
     if (left.kind !== NK.Identifier || this.fn.refs.get(left) !== d || !this.isUniform(c.right)) return undefined;
     return { op, bound: c.right, loop: true };
   }
