@@ -3,12 +3,13 @@
 // (floatMinMax, doubleMinMax); here: that the rewrite happens where it is exact, and only there.
 import { describe, expect, it } from 'vitest';
 import { compileKernels } from '../src/compiler/index.js';
+import { withoutProvenCopies } from './helpers.js';
 
 async function blockForm(body: string, params = 'a: f32[], s: f32, out: f32[]'): Promise<string> {
   let block = '';
   const source = `import { threadIdx, __shared__ } from "simt/kernel";\nexport function k(${params}): void {\n${body}\n}\n`;
   await compileKernels([{ path: `minmax-${Math.random().toString(36).slice(2)}.ts`, source }], { cacheDir: false, onGenerated: (g) => { block = g.block; } });
-  return block.slice(block.indexOf('// kernel k'));
+  return withoutProvenCopies(block.slice(block.indexOf('// kernel k')));
 }
 
 describe('branch-free float min/max', () => {

@@ -109,3 +109,8 @@ export function pixelModuleAtCapacity(seed: number, moduleId: number): PixelColu
     yy: Uint16Array.from(px, (p) => p[1]), adc: Uint16Array.from(px, (p) => p[2]),
   };
 }
+
+/** A generated block form without its proven copies (rangeProof.ts): the checked form, each kernel once. */
+export function withoutProvenCopies(block: string): string {
+  return block.replace(/\/\/ the proven copy of (\w+):[^]*?\/\/ end of the proven copy of \1\n/g, '');
+}

@@ -21,6 +21,7 @@
 import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import { laneRegionFunction } from './laneVector.js';
+import { blockRangeProof } from './rangeProof.js';
 import { constantTrips } from './wgslUnroll.js';
 import { warpChainAt, type ChainStep } from './warpChain.js';
 import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
@@ -530,9 +531,22 @@ class FrontEnd {
     }
     for (const f of kernels) {
       try {
+        const reset = () => { for (const d of f.decls) { d.cls = undefined; d.slot = undefined; d.regions = new Set(); } };
         const interchanged = new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, true).interchangedForm();
-        for (const d of f.decls) { d.cls = undefined; d.slot = undefined; d.regions = new Set(); }
-        const out = new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames).compile(interchanged);
+        reset();
+        // The copy for blocks whose accesses are proven inside their arrays (rangeProof.ts).
+        let proven: { proof: string[]; fast: string } | undefined;
+        const proof = this.unchecked ? undefined : blockRangeProof({
+          fn: f, declType: (d) => declType(this, f, d), moduleConst: (name) => this.moduleConst(name), length: arrayLength,
+        });
+        if (proof) {
+          const provenInterchanged = interchanged
+            ? new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, true, false, proof.proven).interchangedForm() : undefined;
+          reset();
+          proven = { proof: proof.body, fast: new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, false, false, proof.proven).provenFast(provenInterchanged) };
+          reset();
+        }
+        const out = new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames).compile(interchanged, proven);
         blockParts.push(out.block);
         fineParts.push(new FunctionPrinter(this, f, 'fine').printFineKernel());
         this.kernels.push(out.info);
@@ -672,6 +686,9 @@ const INDEX_LOCAL: Record<string, string> = { blockIdx: '__bi', blockDim: '__bd'
 const INDEX_LOCALS_DECL = '  const __bix = blockIdx.x, __biy = blockIdx.y, __biz = blockIdx.z, __bdx = blockDim.x, __bdy = blockDim.y, __bdz = blockDim.z;\n' +
   '  const __gdx = gridDim.x, __gdy = gridDim.y, __gdz = gridDim.z; const __smem = sharedMem(); const __ssize = sharedSize();';
 const INDEX_PARAMS = '__bix: i32, __biy: i32, __biz: i32, __bdx: i32, __bdy: i32, __bdz: i32, __gdx: i32, __gdy: i32, __gdz: i32, __smem: usize, __ssize: i32, __lmem: usize';
+/** The proof function's index values as i64 (rangeProof.ts), and the dynamic shared size. */
+const PROOF_LOCALS_DECL = '  const __bix = <i64>blockIdx.x, __biy = <i64>blockIdx.y, __biz = <i64>blockIdx.z, __bdx = <i64>blockDim.x, __bdy = <i64>blockDim.y, __bdz = <i64>blockDim.z;\n' +
+  '  const __gdx = <i64>gridDim.x, __gdy = <i64>gridDim.y, __gdz = <i64>gridDim.z; const __ssize = sharedSize();';
 const INDEX_ARGS = '__bix, __biy, __biz, __bdx, __bdy, __bdz, __gdx, __gdy, __gdz, __smem, __ssize, __lmem';
 
 interface PrintContext {
@@ -680,6 +697,8 @@ interface PrintContext {
   replace?: Map<AstNode, string>;
   /** Code run before a region's `return` (stores of context values, the exit flag). */
   onReturn?: () => string;
+  /** Accesses proven inside their arrays for the block (rangeProof.ts): printed unchecked. */
+  proven?: ReadonlySet<AstNode>;
 }
 
 /** Builds a printer class over AssemblyScript's ASTBuilder (which is loaded lazily). */
@@ -714,14 +733,14 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
   class Printer extends Base {
     text(n: AstNode): string { const saved = this.sb; this.sb = []; this.visitNode(n); const t = this.sb.join(''); this.sb = saved; return t; }
     /** The load and store helpers of an array: a local array is private, no scheduling point in the fine form. */
-    ld(d: Decl): string { return ctx.mode === 'fine' && d.array!.space === 'local' ? '__ldl' : checked ? '__ld' : '__ldu'; }
-    st(d: Decl): string { return ctx.mode === 'fine' && d.array!.space === 'local' ? '__stl' : checked ? '__st' : '__stu'; }
+    ld(d: Decl, node: AstNode): string { return ctx.mode === 'fine' && d.array!.space === 'local' ? '__ldl' : checked && !ctx.proven?.has(node) ? '__ld' : '__ldu'; }
+    st(d: Decl, node: AstNode): string { return ctx.mode === 'fine' && d.array!.space === 'local' ? '__stl' : checked && !ctx.proven?.has(node) ? '__st' : '__stu'; }
     /**
      * The store of `a[i] op= v` and `a[i]++`: the load of a[i] that computes the value has checked
      * the same index (a pure one) just before, so the block form stores without a second check
      * (in the trap's place nothing changes: the load traps first). The fine form keeps both.
      */
-    rmwStore(d: Decl): string { return ctx.mode === 'fine' ? this.st(d) : '__stu'; }
+    rmwStore(d: Decl, node: AstNode): string { return ctx.mode === 'fine' ? this.st(d, node) : '__stu'; }
     ptr(d: Decl, node?: AstNode): string {
       const a = d.array!;
       if (a.space === 'global') return `__p_${d.outName}`;
@@ -776,7 +795,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
     override visitElementAccessExpression(n: AstNode): void {
       const d = arrayOf(n.expression);
       if (!d) { super.visitElementAccessExpression(n); return; }
-      this.sb.push(`${this.ld(d)}<${d.array!.elem}>(${this.access(d, n.elementExpression, n, 'read')})`);
+      this.sb.push(`${this.ld(d, n)}<${d.array!.elem}>(${this.access(d, n.elementExpression, n, 'read')})`);
     }
     override visitBinaryExpression(n: AstNode): void {
       const op = operatorOf(n);
@@ -787,9 +806,9 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
         let value = this.text(n.right);
         if (op !== '=') {
           if (!isPureIndex(left.elementExpression)) fail(n, `'${textOf(n)}': a compound assignment to an array element needs an index without side effects`);
-          value = `${this.ld(d)}<${elem}>(${this.access(d, left.elementExpression, left, 'read')}) ${op.slice(0, -1)} (${value})`;
+          value = `${this.ld(d, left)}<${elem}>(${this.access(d, left.elementExpression, left, 'read')}) ${op.slice(0, -1)} (${value})`;
         }
-        this.sb.push(`${op === '=' ? this.st(d) : this.rmwStore(d)}<${elem}>(${this.access(d, left.elementExpression, left, 'write')}, <${elem}>(${value}))`);
+        this.sb.push(`${op === '=' ? this.st(d, left) : this.rmwStore(d, left)}<${elem}>(${this.access(d, left.elementExpression, left, 'write')}, <${elem}>(${value}))`);
         return;
       }
       super.visitBinaryExpression(n);
@@ -801,8 +820,8 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       const op = operatorOf(n);
       if (!isPureIndex(operand.elementExpression)) fail(n, `'${textOf(n)}': ${op} on an array element needs an index without side effects`);
       const elem = d.array!.elem;
-      const old = `${this.ld(d)}<${elem}>(${this.access(d, operand.elementExpression, operand, 'read')})`;
-      this.sb.push(`${this.rmwStore(d)}<${elem}>(${this.access(d, operand.elementExpression, operand, 'write')}, <${elem}>(${old} ${op[0]} 1))`);
+      const old = `${this.ld(d, operand)}<${elem}>(${this.access(d, operand.elementExpression, operand, 'read')})`;
+      this.sb.push(`${this.rmwStore(d, operand)}<${elem}>(${this.access(d, operand.elementExpression, operand, 'write')}, <${elem}>(${old} ${op[0]} 1))`);
       return true;
     }
     override visitUnaryPostfixExpression(n: AstNode): void { if (!this.incDec(n)) super.visitUnaryPostfixExpression(n); }
@@ -910,7 +929,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       if (m.target.kind === NK.Identifier) assign = `${this.text(m.target)} = ${value};`;
       else {
         const d = arrayOf(m.target.expression)!;
-        assign = `${this.st(d)}<${d.array!.elem}>(${this.access(d, m.target.elementExpression, m.target, 'write')}, <${d.array!.elem}>(${value}));`;
+        assign = `${this.st(d, m.target)}<${d.array!.elem}>(${this.access(d, m.target.elementExpression, m.target, 'write')}, <${d.array!.elem}>(${value}));`;
       }
       this.sb.push(m.guard ? `if (${this.text(m.guard)}) { ${assign} }` : `{ ${assign} }`);
     }
@@ -962,6 +981,13 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
 
 const EXIT_SLOT_EXPR = '__EXIT_SLOT__';
 
+
+/** An array's length in elements (i32) in the block form's kernel functions. */
+function arrayLength(d: Decl): string {
+  const a = d.array!;
+  if (a.space === 'global') return `__n_${d.outName}`;
+  return a.dynamic ? `<i32>(__ssize / ${elemBytes(a.elem)})` : String(a.count);
+}
 
 function elemBytes(t: string): number {
   return ({ i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, f32: 4, i64: 8, u64: 8, f64: 8 } as Record<string, number>)[t] ?? 4;
@@ -1153,9 +1179,14 @@ class KernelCompiler {
    * interchanged loops, so its threads run in the race tools' interval order) with a
    * `__screenBarrier` where each __syncthreads, __syncwarp, shuffle and vote stands.
    */
+  /**
+   * `proven`: the copy run by blocks whose range proof holds (rangeProof.ts): those accesses
+   * unchecked, its region functions tagged `_u`.
+   */
   constructor(private readonly fe: FrontEnd, private readonly fn: FunctionInfo, private readonly threadGlobals: boolean,
-    private readonly deviceFunctions: ReadonlySet<string>, private readonly interchange = false, private readonly screen = false) {
-    this.tag = interchange ? '_gs' : '';
+    private readonly deviceFunctions: ReadonlySet<string>, private readonly interchange = false, private readonly screen = false,
+    private readonly proven?: ReadonlySet<AstNode>) {
+    this.tag = (interchange ? '_gs' : '') + (proven ? '_u' : '');
   }
 
   /** The module has device functions that are not inlined: its thread loops tell them their thread. */
@@ -1238,26 +1269,47 @@ class KernelCompiler {
     return { ...f, when: this.strideTests.join(' || ') };
   }
 
-  compile(interchanged?: InterchangedForm): { block: string; info: KernelInfo } {
+  /**
+   * The proven copy's functions (this compiler built with `proven`): its region functions and
+   * `__fast_<kernel>_u`, the fast form with the proven accesses unchecked.
+   */
+  provenFast(interchanged?: InterchangedForm): string {
+    const plain = this.form();
+    return [...(interchanged?.regionFns ?? []), ...plain.regionFns, this.mark(null),
+      `function __fast_${this.fn.name}_u(${this.paramList()}): void {`, INDEX_LOCALS_DECL, this.localMemDecl(), ...this.body(plain, interchanged, 'fast'), '}'].join('\n');
+  }
+
+  /** The block's __local__ arrays: threadBytes per thread at the end of the worker's register area. */
+  private localMemDecl(): string {
+    // (0 without any: a constant the optimiser folds, so such kernels compile as before.)
+    return `  const __lmem: usize = ${this.localBytes ? `__localMem(${this.localBytes})` : '0'};`;
+  }
+
+  /** A kernel function's body: the plain form, or both forms in one function, chosen per block. */
+  private body(plain: { prologue: string[]; seeded: string; fast: string }, interchanged: InterchangedForm | undefined, form: 'seeded' | 'fast'): string[] {
+    const indent = (lines: string[], ind: string) => lines.map((l) => l.split('\n').map((x) => ind + x).join('\n'));
+    const plainBody = [...indent(plain.prologue, '  '), plain[form]];
+    if (!interchanged) return plainBody;
+    // Each in its own scope (they declare the same names).
+    return [`  if (${interchanged.when}) {`, ...indent(interchanged.prologue, '    '), ...indent([interchanged[form]], '  '), '  } else {',
+      ...indent(plainBody, '  '), '  }'];
+  }
+
+  /**
+   * The kernel's block form. `proven`: the range proof's statements and the proven copy
+   * (provenFast), run by each block whose proof holds.
+   */
+  compile(interchanged?: InterchangedForm, proven?: { proof: string[]; fast: string }): { block: string; info: KernelInfo } {
     const fn = this.fn;
     const plain = this.form();
     const params = this.paramList();
     const args = this.argList();
     const name = fn.name;
-    const indent = (lines: string[], ind: string) => lines.map((l) => l.split('\n').map((x) => ind + x).join('\n'));
-    const body = (form: 'seeded' | 'fast'): string[] => {
-      const plainBody = [...indent(plain.prologue, '  '), plain[form]];
-      if (!interchanged) return plainBody;
-      // Both forms in one function: each in its own scope (they declare the same names).
-      return [`  if (${interchanged.when}) {`, ...indent(interchanged.prologue, '    '), ...indent([interchanged[form]], '  '), '  } else {',
-        ...indent(plainBody, '  '), '  }'];
-    };
+    const body = (form: 'seeded' | 'fast'): string[] => this.body(plain, interchanged, form);
     const doc = `// kernel ${name} (${fn.file}:${lineCol(fn.node).line}): ${this.regions.length} region(s), ${this.slotsUsed} context slot(s)` +
       (interchanged ? '; grid-stride loops interchanged when each thread has many iterations' : '');
     const mark = this.mark(null);
-    // The block's __local__ arrays: threadBytes per thread at the end of the worker's register area.
-    // (0 without any: a constant the optimiser folds, so such kernels compile as before.)
-    const localMem = `  const __lmem: usize = ${this.localBytes ? `__localMem(${this.localBytes})` : '0'};`;
+    const localMem = this.localMemDecl();
     const block = [
       doc,
       ...(interchanged?.regionFns ?? []),
@@ -1270,11 +1322,16 @@ class KernelCompiler {
         : [mark, `export function ${name}(${params}): void {`]),
       INDEX_LOCALS_DECL, localMem, ...body('seeded'), '}',
       mark, `export function __fast_${name}(${params}): void {`, INDEX_LOCALS_DECL, localMem, ...body('fast'), '}',
+      ...(proven ? [`// the proven copy of ${name}: its blocks' accesses shown inside their arrays by __proof_${name}`, proven.fast,
+        `// end of the proven copy of ${name}`, mark, `// Are the proven accesses of the block about to run inside their arrays? (rangeProof.ts)`,
+        `function __proof_${name}(${params}): bool {`, PROOF_LOCALS_DECL, ...proven.proof.map((l) => `  ${l}`), '  return true;', '}'] : []),
       // The pool's entry: a chunk of consecutive blocks. Its own names start with '__', which
       // kernel sources cannot use, so no parameter of the kernel is shadowed.
       mark, `export function __blocks_${name}(__first: f64, __count: i32${params ? ', ' + params : ''}): void {`,
       ...this.privatizeBegin(fn),
-      `  for (let __k = 0; __k < __count; __k++) { __block(__first + <f64>__k); __fast_${name}(${args}); }`,
+      proven
+        ? `  for (let __k = 0; __k < __count; __k++) { __block(__first + <f64>__k); if (__proof_${name}(${args})) __fast_${name}_u(${args}); else __fast_${name}(${args}); }`
+        : `  for (let __k = 0; __k < __count; __k++) { __block(__first + <f64>__k); __fast_${name}(${args}); }`,
       ...(privatizedArray(fn) ? ['  __privFlush();'] : []),
       ...(this.screen ? ['  __screenFlush();'] : []),
       '}',
@@ -2005,7 +2062,7 @@ class KernelCompiler {
   // --- printing ---------------------------------------------------------------------------------
 
   private printer(mode: PrintMode, replace?: Map<AstNode, string>, onReturn?: () => string) {
-    return makePrinter(this.fe.asModule, this.fe, this.fn, { mode, replace, onReturn });
+    return makePrinter(this.fe.asModule, this.fe, this.fn, { mode, replace, onReturn, proven: this.proven });
   }
 
   private exprText(e: AstNode, mode: PrintMode = 'block'): string { return this.fix(this.printer(mode).text(e)); }
@@ -2089,7 +2146,7 @@ class KernelCompiler {
     const fn = this.fn;
     const text = laneRegionFunction({
       fn, name: `__${fn.name}${this.tag}_r${r.id}_x4`, params, parts: r.parts, remat: w.remat, context: w.context, split: w.split,
-      assigned: w.assigned, collectives: r.replace, unchecked: !!this.fe.unchecked,
+      assigned: w.assigned, collectives: r.replace, unchecked: !!this.fe.unchecked, proven: this.proven,
       typeOf: (d) => declType(this.fe, fn, d),
       valueType: (e) => valueType(this.fe, fn, e),
       scalarStatement: (n) => { const pr = this.printer('region', w.replace, w.onReturn); pr.visitNodeAndTerminate(n); return this.fix(pr.finish()).trim(); },

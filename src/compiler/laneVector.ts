@@ -53,6 +53,8 @@ export interface LaneRegionInput {
   /** Collective calls' results (`@SHFL:…` texts of the region's shuffles). */
   collectives: Map<AstNode, string>;
   unchecked: boolean;
+  /** Accesses proven inside their arrays for the block (rangeProof.ts): unchecked here. */
+  proven?: ReadonlySet<AstNode>;
   /** A variable's type, null when the compiler cannot infer it. */
   typeOf(d: Decl): string | null;
   valueType(e: AstNode): string | null;
@@ -703,13 +705,16 @@ class LaneWriter {
     return { kind: 'v', text: this.vec(e, t).text, unsigned: t === 'u32' };
   }
 
+  /** Does the access (an element access node) keep its bounds check? */
+  private checked(access: AstNode): boolean { return !this.x.unchecked && !this.x.proven?.has(access); }
+
   private load(e: AstNode, site?: number): string {
     const d = this.array(e.expression);
     const elem = d.array!.elem;
     this.elemLane(elem);
     const ix = this.index(e.elementExpression);
     const s = site ?? this.x.site(e, this.what(d, 'read'));
-    const chk = this.x.unchecked ? 'false' : 'true';
+    const chk = this.checked(e) ? 'true' : 'false';
     if (ix.kind === 'u') throw new Unsupported(); // a uniform load is a uniform value (kindOf)
     if (this.guard) {
       const iv = ix.kind === 'a' ? `__lanes(<i32>(${ix.text}))` : ix.text;
@@ -726,7 +731,7 @@ class LaneWriter {
     const ix = this.index(target.elementExpression);
     if (ix.kind === 'u') throw new Unsupported(); // four lanes storing to one element: per lane, in thread order
     const s = this.x.site(target, this.what(d, 'write'));
-    const chk = this.x.unchecked ? 'false' : 'true';
+    const chk = this.checked(target) ? 'true' : 'false';
     if (ix.kind === 'a') return `__st4<${elem}>(${chk}, ${this.ptrLen(d)}, <i32>(${ix.text}), ${d.array!.id}, ${s}, __t0, ${value});`;
     return `__stv4<${elem}>(${chk}, ${this.ptrLen(d)}, ${ix.text}, ${ix.unsigned}, ${d.array!.id}, ${s}, __t0, ${value});`;
   }
@@ -882,7 +887,7 @@ class LaneWriter {
       const ix = this.index(r.elementExpression);
       if (ix.kind !== 'a' || arr.array!.space === 'local') return undefined;
       const site = this.x.site(r, this.what(arr, 'read'));
-      inside.push(`__inside4(<i32>(${ix.text}), ${this.lenOf(arr)})`);
+      if (this.checked(r)) inside.push(`__inside4(<i32>(${ix.text}), ${this.lenOf(arr)})`);
       return (k) => `<${type}>(__ldu<${arr.array!.elem}>(${this.ptrLen(arr)}, <i64>(<i32>(${ix.text}) + ${k}), ${arr.array!.id}, ${site}, __t0 + ${k}))`;
     };
     const index = lanesOf(args[1]!, 'i64');
@@ -893,7 +898,7 @@ class LaneWriter {
     for (let k = 0; k < 4; k++) {
       lanes.push(`${ind}    ${spec.helper}<${elem}>(${d.array!.space === 'shared'}, ${this.ptrLen(d)}, ${index(k)}, ${ops.map((o) => o!(k)).join(', ')}, ${d.array!.id}, ${site}, __t0 + ${k});`);
     }
-    const test = this.x.unchecked ? 'true' : inside.join(' && ');
+    const test = inside.length ? inside.join(' && ') : 'true';
     return `${ind}if (${test}) {\n${lanes.join('\n')}\n${ind}} else {\n${perLane}\n${ind}}`;
   }
 

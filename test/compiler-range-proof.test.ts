@@ -1,0 +1,252 @@
+// Bounds checks proven per block (src/compiler/rangeProof.ts): the block form runs an unchecked
+// copy of a kernel for each block whose index ranges are inside their arrays. A wrong proof is
+// silent corruption, so the proof is checked against a TypeScript reference on random kernels:
+// random integer index expressions (wrap-around, division, shifts, masks, ternaries, min/max,
+// variables with several assignments, loop counters), each launched where every index is
+// inside the array (no trap, the writes exact) and where the largest one is one past its end
+// (a KernelError naming an index that is outside).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { compileKernels } from '../src/compiler/index.js';
+import type { KernelModule } from '../src/kernelModule.js';
+import { KernelError } from '../src/errors.js';
+import { compiledBackends, onCompiledBackend, rng } from './helpers.js';
+
+// --- random kernels and their reference --------------------------------------------------------
+
+/** An i32 expression: its AssemblyScript text and its value for one thread (i32 arithmetic). */
+interface Expr { text: string; value(env: Env): number }
+interface Env { tx: number; bx: number; bd: number; p: number; q: number; v: number; j: number }
+
+const BIG = [32768, 65536, 1048576, 1000003, 46341];
+
+function randomExpr(r: () => number, depth: number, leaves: (keyof Env)[]): Expr {
+  const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
+  if (depth <= 0 || r() < 0.25) {
+    const k = r();
+    if (k < 0.55) {
+      const name = pick(leaves);
+      const text = { tx: 'threadIdx.x', bx: 'blockIdx.x', bd: 'blockDim.x', p: 'p', q: 'q', v: 'v', j: 'j' }[name];
+      return { text, value: (e) => e[name] };
+    }
+    const c = k < 0.85 ? Math.floor(r() * 40) : pick(BIG);
+    return { text: String(c), value: () => c };
+  }
+  const a = randomExpr(r, depth - 1, leaves), b = randomExpr(r, depth - 1, leaves);
+  const c = 1 + Math.floor(r() * 9);
+  switch (pick(['+', '+', '-', '*', '*', '/', '%', '>>', '&', '?:', 'min', 'max'])) {
+    case '+': return { text: `(${a.text} + ${b.text})`, value: (e) => (a.value(e) + b.value(e)) | 0 };
+    case '-': return { text: `(${a.text} - ${b.text})`, value: (e) => (a.value(e) - b.value(e)) | 0 };
+    case '*': return { text: `(${a.text} * ${b.text})`, value: (e) => Math.imul(a.value(e), b.value(e)) };
+    case '/': return { text: `(${a.text} / ${c})`, value: (e) => Math.trunc(a.value(e) / c) | 0 };
+    case '%': return { text: `(${a.text} % ${c})`, value: (e) => (a.value(e) % c) | 0 };
+    case '>>': { const s = Math.floor(r() * 20); return { text: `(${a.text} >> ${s})`, value: (e) => a.value(e) >> s }; }
+    case '&': { const m = Math.floor(r() * 5000); return { text: `(${a.text} & ${m})`, value: (e) => a.value(e) & m }; }
+    case '?:': {
+      const x = randomExpr(r, depth - 1, leaves);
+      return { text: `(${a.text} < ${b.text} ? ${x.text} : ${b.text})`, value: (e) => (a.value(e) < b.value(e) ? x.value(e) : b.value(e)) };
+    }
+    case 'min': return { text: `min(${a.text}, ${b.text})`, value: (e) => Math.min(a.value(e), b.value(e)) };
+    default: return { text: `max(${a.text}, ${b.text})`, value: (e) => Math.max(a.value(e), b.value(e)) };
+  }
+}
+
+/** A random kernel: the indices each thread writes (out[i] = i), and its source. */
+interface RandomKernel { name: string; source: string; indices(env: Omit<Env, 'v' | 'j'>): number[] }
+
+function randomKernel(r: () => number, k: number): RandomKernel {
+  const name = `rp${k}`;
+  const base: (keyof Env)[] = ['tx', 'bx', 'bd', 'p', 'q'];
+  if (k % 2 === 0) {
+    // A variable with two assignments (the proof takes their hull), then an index from it.
+    const e1 = randomExpr(r, 3, base), e2 = randomExpr(r, 2, base), e3 = randomExpr(r, 3, [...base, 'v', 'v']);
+    return {
+      name,
+      source: `export function ${name}(out: i32[], p: i32, q: i32): void {\n  let v: i32 = ${e1.text};\n  if ((threadIdx.x & 1) == 1) v = ${e2.text};\n  const i = ${e3.text};\n  out[i] = i;\n}\n`,
+      indices: (env) => {
+        const v = (env.tx & 1) === 1 ? e2.value({ ...env, v: 0, j: 0 }) : e1.value({ ...env, v: 0, j: 0 });
+        return [e3.value({ ...env, v, j: 0 })];
+      },
+    };
+  }
+  // A counted loop: j from a small start (per thread, or the same for all) to a bound (the
+  // parameter q, or a constant: then the last value is exact) in steps of 1 to 5.
+  const e3 = randomExpr(r, 3, [...base, 'j', 'j', 'j']);
+  const start = k % 4 === 1 ? null : Math.floor(r() * 6), bound = k % 8 === 3 ? 'q' : String(4 + Math.floor(r() * 30)), step = 1 + Math.floor(r() * 5);
+  const loopOp = r() < 0.5 ? '<' : '<=';
+  return {
+    name,
+    source: `export function ${name}(out: i32[], p: i32, q: i32): void {\n  for (let j = ${start ?? 'threadIdx.x & 7'}; j ${loopOp} ${bound}; j += ${step}) {\n    const i = ${e3.text};\n    out[i] = i;\n  }\n}\n`,
+    indices: (env) => {
+      const out: number[] = [];
+      const end = bound === 'q' ? env.q : Number(bound);
+      for (let j = start ?? env.tx & 7; loopOp === '<' ? j < end : j <= end; j += step) out.push(e3.value({ ...env, v: 0, j }));
+      return out;
+    },
+  };
+}
+
+const random = rng(20261128);
+const KERNELS = Array.from({ length: 24 }, (_, k) => randomKernel(random, k));
+
+/** Fixed kernels: arithmetic that wraps inside the index, and a counter also assigned in its loop. */
+const FIXED = `
+// ((bx * 32768) * 65536) is 2^31 for block 1: it wraps to -2^31, and >> 16 gives -32768 (the
+// unwrapped value, 32768, would be inside an array of 40000).
+export function wrapShift(out: i32[]): void {
+  const i = ((blockIdx.x * 32768) * 65536) >> 16;
+  out[i + threadIdx.x] = 1;
+}
+// j also steps in the body: not a counter the proof can follow.
+export function counterStepped(out: i32[], n: i32): void {
+  for (let j = 0; j < n; j++) { out[j] = j; j += threadIdx.x; }
+}
+// Data-dependent: the index is read from memory (stays checked in both copies).
+export function gather(out: f32[], src: f32[], idx: i32[]): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < out.length) out[i] = src[idx[i]];
+}
+`;
+
+const FILE = 'test/kernels/rangeProofRandom.ts';
+let mod: KernelModule;
+let blockForm = '';
+let transposeForm = '';
+beforeAll(async () => {
+  const source = KERNELS.map((k) => k.source).join('\n') + FIXED;
+  mod = await compileKernels([{ path: FILE, source }], { cacheDir: false, onGenerated: (g) => { blockForm = g.block; } });
+  await compileKernels([{ path: 'examples/kernels/transpose.ts', source: readFileSync('examples/kernels/transpose.ts', 'utf8') }],
+    { cacheDir: false, onGenerated: (g) => { transposeForm = g.block; } });
+}, 120_000);
+
+const fnText = (form: string, name: string): string => {
+  const a = form.search(new RegExp(`function ${name}\\(`));
+  return a < 0 ? '' : form.slice(a, form.indexOf('\n}', a));
+};
+
+describe('range proof: the generated block form', () => {
+  it('transpose: every block whose four accesses are proven runs the copy with none checked', () => {
+    expect(fnText(transposeForm, '__blocks_transpose')).toMatch(/if \(__proof_transpose\([^)]*\)\) __fast_transpose_u\([^)]*\); else __fast_transpose\(/);
+    const copy = transposeForm.slice(transposeForm.indexOf('// region 0 of transpose_u'), transposeForm.indexOf('function __fast_transpose_u('));
+    expect(copy).toContain('__transpose_u_r1_x4');
+    expect(copy).not.toMatch(/__ld<|__st<|__ld4<f32>\(true|__st4<f32>\(true|__ldv4<f32>\(true/);
+    // the checked form is unchanged
+    const checked = transposeForm.slice(transposeForm.indexOf('// region 0 of transpose\n'), transposeForm.indexOf('// region 0 of transpose_u'));
+    expect(checked).toMatch(/__ld4<f32>\(true/);
+    expect(checked).toMatch(/__st4<f32>\(true/);
+    // the tile's row counter j is 0, 8, 16, 24: its last value is exact, so (ty + j) * 33 + tx fits 1056 for blocks of 32 × 8
+    expect(fnText(transposeForm, '__proof_transpose')).toMatch(/\(<i64>32 - 1 - <i64>0\) \/ <i64>8 \* <i64>8/);
+  });
+
+  it('gather: the index read from memory stays checked in the copy, the others are not', () => {
+    const copy = fnText(blockForm, '__gather_u_r0');
+    expect(copy).toMatch(/__ld<f32>\(__p_src/);
+    expect(copy).toMatch(/__ldu<i32>\(__p_idx/);
+    expect(copy).toMatch(/__stu<f32>\(__p_out/);
+  });
+
+  it('a kernel with nothing to prove has no copy', () => {
+    expect(blockForm).not.toContain('__proof_counterStepped');
+    expect(blockForm).not.toContain('__fast_counterStepped_u');
+  });
+});
+
+const PARAMS = [0, 1, 5, 37, 100, -3, -1000, 70000, 1 << 30, -(1 << 30), 2147483647, -2147483648];
+
+for (const b of compiledBackends([1])) {
+  describe(`range proof on ${b.name}: random index expressions against the reference`, () => {
+    const be = onCompiledBackend(b, () => mod);
+    const kernelsInside = new Set<string>();
+
+    it.each(KERNELS.map((k, i) => [k.name, i] as const))('%s: inside (exact writes) and one past the end (a trap naming an index outside)', async (_name, ki) => {
+      const k = KERNELS[ki]!;
+      const r = rng(ki + 1);
+      let inside = 0, outside = 0;
+      for (let attempt = 0; attempt < 40 && inside + outside < 6; attempt++) {
+        const grid = 1 + Math.floor(r() * 5), block = [1, 7, 32, 64][Math.floor(r() * 4)]!;
+        const p = PARAMS[Math.floor(r() * PARAMS.length)]!, q = [0, 3, 10, 40][Math.floor(r() * 4)]!;
+        const all: number[] = [];
+        for (let bx = 0; bx < grid; bx++) for (let tx = 0; tx < block; tx++) all.push(...k.indices({ tx, bx, bd: block, p, q }));
+        if (all.length === 0) continue;
+        const lo = Math.min(...all), hi = Math.max(...all);
+        if (lo < 0 || hi >= 1 << 21) {
+          // Always outside: only some of these (the launch must trap).
+          if (outside >= 3) continue;
+          outside++;
+          const out = be.dev.alloc('i32', 100);
+          const err = await be.launch(k.name, grid, block, [out, p, q]).then(() => undefined, (e: unknown) => e);
+          expect(err, `${k.source} grid ${grid} block ${block} p ${p} q ${q}`).toBeInstanceOf(KernelError);
+          const m = /index (-?\d+) is out of bounds of 'out' \(length 100\)/.exec(String((err as Error).message));
+          expect(m).not.toBeNull();
+          expect(Number(m![1]) < 0 || Number(m![1]) >= 100).toBe(true);
+          expect(all).toContain(Number(m![1]));
+          out.free();
+          continue;
+        }
+        // Every index inside: exact writes; then the array one element short: a trap at the largest index (or another outside).
+        inside++;
+        const out = be.dev.alloc('i32', hi + 1);
+        await out.fill(-1);
+        await be.launch(k.name, grid, block, [out, p, q]);
+        const ref = new Int32Array(hi + 1).fill(-1);
+        for (const i of all) ref[i] = i;
+        const got = await out.read();
+        const bad = ref.findIndex((v, i) => got[i] !== v);
+        expect(bad, `${k.source} grid ${grid} block ${block} p ${p} q ${q}: element ${bad}`).toBe(-1);
+        out.free();
+        if (hi === 0) continue;
+        const short = be.dev.alloc('i32', hi);
+        const err = await be.launch(k.name, grid, block, [short, p, q]).then(() => undefined, (e: unknown) => e);
+        expect(err, `${k.source} grid ${grid} block ${block} p ${p} q ${q}, length ${hi}`).toBeInstanceOf(KernelError);
+        expect(String((err as Error).message)).toContain(`index ${hi} is out of bounds of 'out' (length ${hi})`);
+        short.free();
+      }
+      expect(inside + outside).toBeGreaterThan(0);
+      if (inside > 0) kernelsInside.add(k.name);
+    });
+
+    it('most random kernels had launches with every index inside (the proven copy runs there)', () => {
+      expect(kernelsInside.size).toBeGreaterThanOrEqual(KERNELS.length / 2);
+    });
+
+    it('wrapShift: the i32 product that wraps makes the proof fail, and the checked form traps at -32768', async () => {
+      const out = be.dev.alloc('i32', 40_000);
+      await out.fill(0);
+      await be.launch('wrapShift', 1, 32, [out]);
+      expect(Array.from((await out.read()).subarray(0, 33))).toEqual([...Array(32).fill(1), 0]);
+      const err = await be.launch('wrapShift', 2, 32, [out]).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(KernelError);
+      // block 1's threads write -32768 + tx: the first in the backend's thread order traps
+      const m = /index (-\d+) is out of bounds of 'out' \(length 40000\)/.exec(String((err as Error).message));
+      expect(Number(m?.[1])).toBeGreaterThanOrEqual(-32768);
+      expect(Number(m?.[1])).toBeLessThan(-32768 + 32);
+      out.free();
+    });
+
+    it('counterStepped: a counter also stepped in its body traps where it leaves the array', async () => {
+      const out = be.dev.alloc('i32', 10);
+      await out.fill(-1);
+      await be.launch('counterStepped', 1, 1, [out, 10]);
+      expect(Array.from(await out.read())).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      // thread 3 writes j = 0, 4, 8, 12: 12 is outside
+      const err = await be.launch('counterStepped', 1, 4, [out, 13]).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(KernelError);
+      expect(String((err as Error).message)).toMatch(/index 1[0-2] is out of bounds of 'out' \(length 10\)/);
+      out.free();
+    });
+
+    it('gather: an index read from memory outside src traps in a block whose other accesses are proven', async () => {
+      const n = 256;
+      const src = await be.dev.upload('f32', Float32Array.from({ length: 64 }, (_, i) => i * 0.5));
+      const idx = await be.dev.upload('i32', Int32Array.from({ length: n }, (_, i) => (i === 200 ? 64 : (i * 7) % 64)));
+      const out = be.dev.alloc('f32', n);
+      const err = await be.launch('gather', 4, 64, [out, src, idx]).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(KernelError);
+      expect(String((err as Error).message)).toMatch(/index 64 is out of bounds of 'src' \(length 64\)/);
+      const good = await be.dev.upload('i32', Int32Array.from({ length: n }, (_, i) => (i * 7) % 64));
+      await be.launch('gather', 4, 64, [out, src, good]);
+      expect(Array.from(await out.read())).toEqual(Array.from({ length: n }, (_, i) => ((i * 7) % 64) * 0.5));
+      src.free(); idx.free(); good.free(); out.free();
+    });
+  });
+}
