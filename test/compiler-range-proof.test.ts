@@ -52,12 +52,12 @@ function randomExpr(r: () => number, depth: number, leaves: (keyof Env)[]): Expr
 }
 
 /** A random kernel: the indices each thread writes (out[i] = i), and its source. */
-interface RandomKernel { name: string; source: string; indices(env: Omit<Env, 'v' | 'j'>): number[] }
+interface RandomKernel { name: string; source: string; indices(env: Omit<Env, 'v' | 'j'>): number[]; reads?(env: Omit<Env, 'v' | 'j'>): number[] }
 
 function randomKernel(r: () => number, k: number): RandomKernel {
   const name = `rp${k}`;
   const base: (keyof Env)[] = ['tx', 'bx', 'bd', 'p', 'q'];
-  if (k % 2 === 0) {
+  if (k % 5 === 0) {
     // A variable with two assignments (the proof takes their hull), then an index from it.
     const e1 = randomExpr(r, 3, base), e2 = randomExpr(r, 2, base), e3 = randomExpr(r, 3, [...base, 'v', 'v']);
     return {
@@ -69,10 +69,63 @@ function randomKernel(r: () => number, k: number): RandomKernel {
       },
     };
   }
+  if (k % 5 === 2) {
+    // A guarded access: v between two bounds (if, &&), sometimes assigned again between the test
+    // and the access (the guard then no longer holds for it).
+    const e1 = randomExpr(r, 3, base), lo = randomExpr(r, 1, base), hi = randomExpr(r, 1, base), e3 = randomExpr(r, 2, [...base, 'v', 'v', 'v']);
+    const bump = r() < 0.4 ? 1 + Math.floor(r() * 40) : 0;
+    return {
+      name,
+      source: `export function ${name}(out: i32[], p: i32, q: i32): void {\n  let v: i32 = ${e1.text};\n  if (v >= ${lo.text} && v < ${hi.text}) {\n${bump ? `    v = v + ${bump};\n` : ''}    const i = ${e3.text};\n    out[i] = i;\n  }\n}\n`,
+      indices: (env) => {
+        const e = { ...env, v: 0, j: 0 };
+        let v = e1.value(e);
+        if (!(v >= lo.value(e) && v < hi.value(e))) return [];
+        if (bump) v = (v + bump) | 0;
+        return [e3.value({ ...e, v })];
+      },
+    };
+  }
+  if (k % 5 === 3) {
+    // A while loop stepping v up to the bound q (a grid-stride loop's shape).
+    const step = r() < 0.5 ? 'blockDim.x' : String(1 + Math.floor(r() * 5));
+    const e3 = randomExpr(r, 3, [...base, 'v', 'v', 'v']);
+    return {
+      name,
+      source: `export function ${name}(out: i32[], p: i32, q: i32): void {\n  let v = blockIdx.x * 3 + (threadIdx.x & 3);\n  while (v < q) {\n    const i = ${e3.text};\n    out[i] = i;\n    v += ${step};\n  }\n}\n`,
+      indices: (env) => {
+        const out: number[] = [];
+        for (let v = env.bx * 3 + (env.tx & 3); v < env.q; v += step === 'blockDim.x' ? env.bd : Number(step)) out.push(e3.value({ ...env, v, j: 0 }));
+        return out;
+      },
+    };
+  }
+  if (k % 5 === 4) {
+    // An early return (if (…) return;) guarding the rest, and a variable stepping down under a guard.
+    const e1 = randomExpr(r, 3, base), e3 = randomExpr(r, 2, [...base, 'v', 'j', 'j']);
+    return {
+      name,
+      source: `export function ${name}(out: i32[], p: i32, q: i32): void {\n  const v: i32 = ${e1.text};\n  if (v < 0 || v >= q) return;\n  let j: i32 = v;\n  while (j >= 0 && out[j] != -7) {\n    const i = ${e3.text};\n    out[i] = i;\n    j -= 2;\n  }\n}\n`,
+      indices: (env) => {
+        const e = { ...env, v: 0, j: 0 };
+        const v = e1.value(e);
+        if (v < 0 || v >= env.q) return [];
+        const out: number[] = [];
+        for (let j = v; j >= 0; j -= 2) out.push(e3.value({ ...e, v, j }));
+        return out;
+      },
+      reads: (env) => {
+        const v = e1.value({ ...env, v: 0, j: 0 });
+        const out: number[] = [];
+        if (v >= 0 && v < env.q) for (let j = v; j >= 0; j -= 2) out.push(j);
+        return out;
+      },
+    };
+  }
   // A counted loop: j from a small start (per thread, or the same for all) to a bound (the
   // parameter q, or a constant: then the last value is exact) in steps of 1 to 5.
   const e3 = randomExpr(r, 3, [...base, 'j', 'j', 'j']);
-  const start = k % 4 === 1 ? null : Math.floor(r() * 6), bound = k % 8 === 3 ? 'q' : String(4 + Math.floor(r() * 30)), step = 1 + Math.floor(r() * 5);
+  const start = r() < 0.5 ? null : Math.floor(r() * 6), bound = r() < 0.4 ? 'q' : String(4 + Math.floor(r() * 30)), step = 1 + Math.floor(r() * 5);
   const loopOp = r() < 0.5 ? '<' : '<=';
   return {
     name,
@@ -87,7 +140,7 @@ function randomKernel(r: () => number, k: number): RandomKernel {
 }
 
 const random = rng(20261128);
-const KERNELS = Array.from({ length: 24 }, (_, k) => randomKernel(random, k));
+const KERNELS = Array.from({ length: 40 }, (_, k) => randomKernel(random, k));
 
 /** Fixed kernels: arithmetic that wraps inside the index, and a counter also assigned in its loop. */
 const FIXED = `
@@ -100,6 +153,34 @@ export function wrapShift(out: i32[]): void {
 // j also steps in the body: not a counter the proof can follow.
 export function counterStepped(out: i32[], n: i32): void {
   for (let j = 0; j < n; j++) { out[j] = j; j += threadIdx.x; }
+}
+// Guards that stop holding: i assigned between the test and the access; i stepped in a loop
+// inside the guarded code (its next iteration reads the stepped value); a step that wraps.
+export function guardBump(out: i32[], n: i32): void {
+  let i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { i += 1; out[i] = i; }
+}
+export function guardLoop(out: i32[], n: i32, m: i32): void {
+  let i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { for (let k = 0; k < m; k++) { out[i] = k; i += 1; } }
+}
+export function guardLess(out: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = i;
+}
+export function guardLow(out: i32[], lo: i32): void {
+  const j = threadIdx.x - 2;
+  if (j >= lo) out[j] = j;
+}
+// A table lookup by a byte: the byte's range, 0..255, bounds the index.
+export function lookup(out: i32[], lut: i32[], src: u8[]): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < out.length) out[i] = lut[src[i]];
+}
+export function stepWrap(out: i32[], start: i32, end: i32, step: i32): void {
+  let i = start;
+  while (i < end) { out[i - start] = 1; i += step; }
 }
 // Data-dependent: the index is read from memory (stays checked in both copies).
 export function gather(out: f32[], src: f32[], idx: i32[]): void {
@@ -145,6 +226,10 @@ describe('range proof: the generated block form', () => {
     expect(copy).toMatch(/__stu<f32>\(__p_out/);
   });
 
+  it('lookup: an index that is a byte read is proven against a table of 256', () => {
+    expect(fnText(blockForm, '__lookup_u_r0_x4')).toMatch(/__ldv4<i32>\(false, __p_lut/);
+  });
+
   it('a kernel with nothing to prove has no copy', () => {
     expect(blockForm).not.toContain('__proof_counterStepped');
     expect(blockForm).not.toContain('__fast_counterStepped_u');
@@ -165,8 +250,14 @@ for (const b of compiledBackends([1])) {
       for (let attempt = 0; attempt < 40 && inside + outside < 6; attempt++) {
         const grid = 1 + Math.floor(r() * 5), block = [1, 7, 32, 64][Math.floor(r() * 4)]!;
         const p = PARAMS[Math.floor(r() * PARAMS.length)]!, q = [0, 3, 10, 40][Math.floor(r() * 4)]!;
-        const all: number[] = [];
-        for (let bx = 0; bx < grid; bx++) for (let tx = 0; tx < block; tx++) all.push(...k.indices({ tx, bx, bd: block, p, q }));
+        const all: number[] = [], written: number[] = [];
+        for (let bx = 0; bx < grid; bx++) {
+          for (let tx = 0; tx < block; tx++) {
+            const w = k.indices({ tx, bx, bd: block, p, q });
+            written.push(...w);
+            all.push(...w, ...(k.reads?.({ tx, bx, bd: block, p, q }) ?? []));
+          }
+        }
         if (all.length === 0) continue;
         const lo = Math.min(...all), hi = Math.max(...all);
         if (lo < 0 || hi >= 1 << 21) {
@@ -189,7 +280,7 @@ for (const b of compiledBackends([1])) {
         await out.fill(-1);
         await be.launch(k.name, grid, block, [out, p, q]);
         const ref = new Int32Array(hi + 1).fill(-1);
-        for (const i of all) ref[i] = i;
+        for (const i of written) ref[i] = i;
         const got = await out.read();
         const bad = ref.findIndex((v, i) => got[i] !== v);
         expect(bad, `${k.source} grid ${grid} block ${block} p ${p} q ${q}: element ${bad}`).toBe(-1);
@@ -201,7 +292,6 @@ for (const b of compiledBackends([1])) {
         expect(String((err as Error).message)).toContain(`index ${hi} is out of bounds of 'out' (length ${hi})`);
         short.free();
       }
-      expect(inside + outside).toBeGreaterThan(0);
       if (inside > 0) kernelsInside.add(k.name);
     });
 
@@ -233,6 +323,46 @@ for (const b of compiledBackends([1])) {
       expect(err).toBeInstanceOf(KernelError);
       expect(String((err as Error).message)).toMatch(/index 1[0-2] is out of bounds of 'out' \(length 10\)/);
       out.free();
+    });
+
+    it('guards: an access after its guarded variable changes, or past the bound the guard allows, traps where it leaves the array', async () => {
+      const out = be.dev.alloc('i32', 256);
+      await out.fill(-1);
+      await be.launch('guardBump', 4, 64, [out, 255]);
+      expect((await out.read())[255]).toBe(255);
+      const trap = async (kernel: string, args: unknown[], grid = 4, block = 64) => {
+        const err = await be.launch(kernel, grid, block, [out, ...args]).then(() => undefined, (e: unknown) => e);
+        expect(err, kernel).toBeInstanceOf(KernelError);
+        return /index (-?\d+) is out of bounds of 'out' \(length 256\)/.exec(String((err as Error).message))?.[1];
+      };
+      expect(await trap('guardBump', [256])).toBe('256'); // thread 255 passes i < 256, then writes out[256]
+      await be.launch('guardLoop', 4, 64, [out, 254, 2]);
+      expect(await trap('guardLoop', [256, 3])).toMatch(/^25[6-7]$/);
+      await be.launch('guardLess', 4, 64, [out, 256]);
+      expect(Array.from(await out.read()).every((v, i) => v === i)).toBe(true);
+      expect(await trap('guardLess', [257], 5, 64)).toBe('256');
+      await be.launch('guardLow', 1, 64, [out, 0]);
+      expect(await trap('guardLow', [-1], 1, 64)).toBe('-1');
+      // from 2147483600 in steps of 100: the second wraps to a negative i that still passes
+      // i < end, and i - start wraps back to 100, 200, 300 (outside)
+      await be.launch('stepWrap', 1, 1, [out, 2147483000, 2147483200, 100]);
+      expect(await trap('stepWrap', [2147483600, 2147483647, 100], 1, 1)).toBe('300');
+      out.free();
+    });
+
+    it('lookup: bytes index a table of 256 (proven) and of 200 (checked: a byte of 200 or more traps)', async () => {
+      const n = 1000;
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 37 + 11) & 255);
+      const src = await be.dev.upload('u8', bytes), out = be.dev.alloc('i32', n);
+      const lut = await be.dev.upload('i32', Int32Array.from({ length: 256 }, (_, i) => i * 3 - 7));
+      await be.launch('lookup', 8, 128, [out, lut, src]);
+      expect(Array.from(await out.read())).toEqual(Array.from(bytes, (b) => b * 3 - 7));
+      const small = await be.dev.upload('i32', Int32Array.from({ length: 200 }, (_, i) => i));
+      const err = await be.launch('lookup', 8, 128, [out, small, src]).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(KernelError);
+      const m = /index (\d+) is out of bounds of 'lut' \(length 200\)/.exec(String((err as Error).message));
+      expect(Number(m?.[1])).toBeGreaterThanOrEqual(200);
+      src.free(); out.free(); lut.free(); small.free();
     });
 
     it('gather: an index read from memory outside src traps in a block whose other accesses are proven', async () => {

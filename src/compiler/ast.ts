@@ -66,6 +66,16 @@ export function operatorOf(n: AstNode): string {
 /** Fields that hold types, names of declarations or back references: not walked. */
 const SKIP_KEYS = new Set(['range', 'parent', 'type', 'returnType', 'typeArguments', 'toType', 'typeParameters', 'signature', 'decorators', 'isType']);
 
+/** Calls fn on each direct child node of n (expressions and statements), in field order. */
+export function forEachChild(n: AstNode, fn: (child: AstNode) => void): void {
+  for (const key of Object.keys(n)) {
+    if (SKIP_KEYS.has(key)) continue;
+    const v = n[key];
+    if (Array.isArray(v)) { for (const c of v) if (c && typeof c === 'object' && typeof c.kind === 'number') fn(c); }
+    else if (v && typeof v === 'object' && typeof v.kind === 'number') fn(v);
+  }
+}
+
 /** Calls fn on every node below n (expressions and statements), depth first, before children. */
 export function walk(n: AstNode | null | undefined, fn: (node: AstNode) => boolean | void): void {
   if (!n || typeof n !== 'object' || typeof n.kind !== 'number') return;

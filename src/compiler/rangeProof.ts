@@ -15,7 +15,7 @@
 // the checked form, which traps exactly as before. Accesses whose index the analysis cannot
 // follow (a value read from memory, a shuffle, a float) stay checked in both copies.
 
-import { type AstNode, NK, LK, operatorOf, walk } from './ast.js';
+import { type AstNode, NK, LK, forEachChild, operatorOf, walk } from './ast.js';
 import type { Decl, FunctionInfo } from './frontend.js';
 import { INDEX_VARIABLES } from './language.js';
 
@@ -35,54 +35,81 @@ export interface RangeProof {
   body: string[];
 }
 
-/** An interval of i64 values (AS expressions), and whether each of its leaves is a 32-bit signed value. */
-interface Iv { lo: string; hi: string; signed: boolean }
+/**
+ * An interval of i64 values (AS expressions); whether each of its leaves is a 32-bit signed
+ * value; `small`: an 8/16-bit array element, whose arithmetic AssemblyScript wraps at its width
+ * (only an index by itself or a conversion to 32 bits may use it).
+ */
+interface Iv { lo: string; hi: string; signed: boolean; small?: true }
+
+/** A variable's values anywhere in the kernel: an end is null where only a guard bounds it (see useAt). */
+interface VarRange { lo: string | null; hi: string | null; signed: boolean }
 
 class Unprovable extends Error {}
 
 const I32_MIN = '-2147483648', I32_MAX = '2147483647';
 const INT_TYPES: Record<string, 'i32' | 'u32'> = { i32: 'i32', isize: 'i32', u32: 'u32', usize: 'u32' };
+const SMALL_RANGES: Record<string, [number, number]> = { u8: [0, 255], i8: [-128, 127], u16: [0, 65535], i16: [-32768, 32767] };
+const LOOPS: ReadonlySet<number> = new Set([NK.While, NK.For, NK.Do]);
+const JUMPS: ReadonlySet<number> = new Set([NK.Return, NK.Continue, NK.Break]);
 
 function unparen(e: AstNode): AstNode { while (e.kind === NK.Parenthesized) e = e.expression; return e; }
 
 function isAssignOp(op: string): boolean { return /=$/.test(op) && !/^(==|!=|===|!==|<=|>=)$/.test(op); }
 
+function contains(outer: AstNode, inner: AstNode): boolean {
+  return outer.range.source === inner.range.source && outer.range.start <= inner.range.start && inner.range.end <= outer.range.end;
+}
+
 /** A `for` loop's counter: `for (let j = init; j < bound; j += step)` with j assigned nowhere else. */
 interface Counter { init: AstNode; bound: AstNode; inclusive: boolean; step: AstNode | null; incrementor: AstNode }
+
+/**
+ * One assignment of a variable: `set` (a declaration's initializer, null without one: 0; `=`),
+ * `inc`/`dec` (`+=`, `-=`, `++`, `--`: by `value`, or 1), `shrink` (`/=` by a positive constant,
+ * `>>=`: towards 0), `other` (anything else: the variable cannot be followed).
+ */
+interface Assignment { node: AstNode; kind: 'set' | 'inc' | 'dec' | 'shrink' | 'other'; value: AstNode | null }
+
+/** A condition known to hold (truth) or to fail at a point, and the code run between its test and the point. */
+interface Guard { cond: AstNode; truth: boolean; scope: AstNode[]; whole?: true }
 
 class ProofWriter {
   private readonly lines: string[] = [];
   private temps = 0;
-  private readonly declIv = new Map<Decl, Iv | null>();
+  private readonly declRanges = new Map<Decl, VarRange | null>();
   private readonly visiting = new Set<Decl>();
-  /** Every definition of each local: initializers and plain assignments' right sides (null: no initializer, 0). */
-  private readonly defs = new Map<Decl, (AstNode | null)[]>();
-  /** Variables with a compound assignment, ++ or -- (other than their counter's step). */
-  private readonly stepped = new Set<Decl>();
+  private readonly assignments = new Map<Decl, Assignment[]>();
   private readonly counters = new Map<Decl, Counter>();
+  private readonly parent = new Map<AstNode, AstNode>();
 
   constructor(private readonly x: RangeProofInput) {
-    this.collectDefinitions();
+    const body = x.fn.node.body as AstNode;
+    const link = (n: AstNode) => forEachChild(n, (c) => { this.parent.set(c, n); link(c); });
+    link(body);
+    this.collectAssignments(body);
   }
 
-  private collectDefinitions(): void {
+  private collectAssignments(body: AstNode): void {
     const { fn } = this.x;
-    const add = (d: Decl, e: AstNode | null) => this.defs.set(d, [...(this.defs.get(d) ?? []), e]);
-    const counterSteps = new Set<AstNode>();
-    walk(fn.node.body, (n) => {
-      if (n.kind === NK.For) { const c = this.counterOf(n); if (c) { this.counters.set(c.d, c.c); counterSteps.add(c.c.incrementor); } }
-      return undefined;
-    });
-    walk(fn.node.body, (n) => {
+    const add = (d: Decl, a: Assignment) => this.assignments.set(d, [...(this.assignments.get(d) ?? []), a]);
+    const constant = (e: AstNode): number | undefined => { const u = unparen(e); return u.kind === NK.Literal && u.literalKind === LK.Integer ? Number(BigInt.asIntN(64, u.value)) : undefined; };
+    walk(body, (n) => {
+      if (n.kind === NK.For) { const c = this.counterOf(n); if (c) this.counters.set(c.d, c.c); }
       if (n.kind === NK.VariableDeclaration) {
         const d = fn.declOf.get(n);
-        if (d && !d.array) add(d, n.initializer ?? null);
+        if (d && !d.array) add(d, { node: n, kind: 'set', value: n.initializer ?? null });
       } else if (n.kind === NK.Binary && isAssignOp(operatorOf(n)) && n.left.kind === NK.Identifier) {
         const d = fn.refs.get(n.left);
-        if (d && !counterSteps.has(n)) { if (operatorOf(n) === '=') add(d, n.right); else this.stepped.add(d); }
+        if (!d) return undefined;
+        const op = operatorOf(n);
+        const c = constant(n.right);
+        const kind = op === '=' ? 'set' : op === '+=' ? 'inc' : op === '-=' ? 'dec'
+          : (op === '/=' && c !== undefined && c >= 1) || (op === '>>=' && c !== undefined && c >= 0 && c <= 31) ? 'shrink' : 'other';
+        add(d, { node: n, kind, value: n.right });
       } else if ((n.kind === NK.UnaryPostfix || n.kind === NK.UnaryPrefix) && /^(\+\+|--)$/.test(operatorOf(n)) && n.operand.kind === NK.Identifier) {
         const d = fn.refs.get(n.operand);
-        if (d && !counterSteps.has(n)) this.stepped.add(d);
+        if (d) add(d, { node: n, kind: operatorOf(n) === '++' ? 'inc' : 'dec', value: null });
       }
       return undefined;
     });
@@ -129,13 +156,36 @@ class ProofWriter {
 
   private exact(text: string, signed = true): Iv { return { lo: text, hi: text, signed }; }
 
+  /** fn's result, or undefined (and nothing written) when it finds something it cannot follow. */
+  private attempt<T>(fn: () => T): T | undefined {
+    const mark = this.lines.length, temps = this.temps;
+    const saved = new Map(this.declRanges);
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof Unprovable)) throw err;
+      this.lines.length = mark;
+      this.temps = temps;
+      this.declRanges.clear();
+      for (const [k, v] of saved) this.declRanges.set(k, v);
+      return undefined;
+    }
+  }
+
+  /** A 32-bit operand of arithmetic (an 8/16-bit element would wrap at its own width). */
+  private operand(e: AstNode, depth: number): Iv {
+    const v = this.iv(e, depth + 1);
+    if (v.small) throw new Unprovable();
+    return v;
+  }
+
   /** The interval of an integer expression (throws Unprovable). */
   iv(e: AstNode, depth = 0): Iv {
     if (depth > 60) throw new Unprovable();
-    const rec = (n: AstNode) => this.iv(n, depth + 1);
+    const rec = (n: AstNode) => this.operand(n, depth);
     const { fn } = this.x;
     switch (e.kind) {
-      case NK.Parenthesized: return rec(e.expression);
+      case NK.Parenthesized: return this.iv(e.expression, depth + 1);
       case NK.Literal: {
         if (e.literalKind !== LK.Integer) throw new Unprovable();
         const v = BigInt.asIntN(64, e.value);
@@ -144,7 +194,7 @@ class ProofWriter {
       }
       case NK.Identifier: {
         const d = fn.refs.get(e);
-        if (d) return this.declInterval(d);
+        if (d) return this.useAt(d, e);
         if (e.text === 'warpSize') return this.exact('<i64>32');
         const c = this.x.moduleConst(e.text);
         if (c?.init && (c.typeText === null || c.typeText in INT_TYPES)) {
@@ -163,11 +213,18 @@ class ProofWriter {
         if (o.text === 'threadIdx') return { lo: '<i64>0', hi: `(__bd${p} - 1)`, signed: true };
         return this.exact(`${o.text === 'blockIdx' ? '__bi' : o.text === 'blockDim' ? '__bd' : '__gd'}${p}`);
       }
+      case NK.ElementAccess: {
+        // An element of an 8/16-bit array: its type's range, whatever the element (its own index is an access of its own).
+        const d = e.expression.kind === NK.Identifier ? fn.refs.get(e.expression) : undefined;
+        const r = d?.array ? SMALL_RANGES[d.array.elem] : undefined;
+        if (!r) throw new Unprovable();
+        return { lo: `<i64>${r[0]}`, hi: `<i64>${r[1]}`, signed: true, small: true };
+      }
       case NK.Assertion: {
         const t = e.toType ? INT_TYPES[(e.toType.name?.identifier?.text ?? '') as string] : undefined;
         if (!t || !e.expression) throw new Unprovable();
-        const v = rec(e.expression);
-        return this.inRange({ ...v, signed: v.signed && t === 'i32' });
+        const v = this.iv(e.expression, depth + 1);
+        return this.inRange({ lo: v.lo, hi: v.hi, signed: v.signed && t === 'i32' });
       }
       case NK.UnaryPrefix: {
         const op = operatorOf(e);
@@ -189,7 +246,7 @@ class ProofWriter {
           return this.temp(`${c.text}(${a.lo}, ${b.lo})`, `${c.text}(${a.hi}, ${b.hi})`, a.signed && b.signed);
         }
         const t = INT_TYPES[c.text as string];
-        if (t && args.length === 1) { const v = rec(args[0]!); return this.inRange({ ...v, signed: v.signed && t === 'i32' }); }
+        if (t && args.length === 1) { const v = this.iv(args[0]!, depth + 1); return this.inRange({ lo: v.lo, hi: v.hi, signed: v.signed && t === 'i32' }); }
         throw new Unprovable();
       }
       case NK.Binary: return this.binary(e, depth);
@@ -199,27 +256,34 @@ class ProofWriter {
 
   private binary(e: AstNode, depth: number): Iv {
     const op = operatorOf(e);
-    const a = this.iv(e.left, depth + 1);
+    const a = this.operand(e.left, depth);
     const constant = (n: AstNode): number | undefined => {
       const u = unparen(n);
       if (u.kind === NK.Literal && u.literalKind === LK.Integer) return Number(BigInt.asIntN(64, u.value));
       return undefined;
     };
     const signed = (b: Iv) => a.signed && b.signed;
+    const both = (b: Iv) => a.lo === a.hi && b.lo === b.hi;
     switch (op) {
-      case '+': { const b = this.iv(e.right, depth + 1); if (a.lo === a.hi && b.lo === b.hi) return this.inRange(this.temp(`${a.lo} + ${b.lo}`, `${a.lo} + ${b.lo}`, signed(b)));
-        return this.inRange(this.temp(`${a.lo} + ${b.lo}`, `${a.hi} + ${b.hi}`, signed(b))); }
-      case '-': { const b = this.iv(e.right, depth + 1); if (a.lo === a.hi && b.lo === b.hi) return this.inRange(this.temp(`${a.lo} - ${b.lo}`, `${a.lo} - ${b.lo}`, signed(b)));
-        return this.inRange(this.temp(`${a.lo} - ${b.hi}`, `${a.hi} - ${b.lo}`, signed(b))); }
+      case '+': {
+        const b = this.operand(e.right, depth);
+        if (both(b)) return this.inRange(this.temp(`${a.lo} + ${b.lo}`, `${a.lo} + ${b.lo}`, signed(b)));
+        return this.inRange(this.temp(`${a.lo} + ${b.lo}`, `${a.hi} + ${b.hi}`, signed(b)));
+      }
+      case '-': {
+        const b = this.operand(e.right, depth);
+        if (both(b)) return this.inRange(this.temp(`${a.lo} - ${b.lo}`, `${a.lo} - ${b.lo}`, signed(b)));
+        return this.inRange(this.temp(`${a.lo} - ${b.hi}`, `${a.hi} - ${b.lo}`, signed(b)));
+      }
       case '*': {
-        const b = this.iv(e.right, depth + 1);
-        if (a.lo === a.hi && b.lo === b.hi) return this.inRange(this.temp(`${a.lo} * ${b.lo}`, `${a.lo} * ${b.lo}`, signed(b)));
+        const b = this.operand(e.right, depth);
+        if (both(b)) return this.inRange(this.temp(`${a.lo} * ${b.lo}`, `${a.lo} * ${b.lo}`, signed(b)));
         // Both factors are inside 32 bits (every node is checked so), so the products fit in i64.
         const p = [`${a.lo} * ${b.lo}`, `${a.lo} * ${b.hi}`, `${a.hi} * ${b.lo}`, `${a.hi} * ${b.hi}`];
         return this.inRange(this.temp(`min(min(${p[0]}, ${p[1]}), min(${p[2]}, ${p[3]}))`, `max(max(${p[0]}, ${p[1]}), max(${p[2]}, ${p[3]}))`, signed(b)));
       }
       case '/': case '%': {
-        const b = this.iv(e.right, depth + 1);
+        const b = this.operand(e.right, depth);
         // Non-negative by positive: truncation is floor, monotonic in both.
         this.require(`${a.lo} >= 0 && ${b.lo} >= 1`);
         return op === '/'
@@ -236,51 +300,86 @@ class ProofWriter {
       case '&': {
         const c = constant(e.right) ?? constant(e.left);
         if (c === undefined || c < 0 || c > 2 ** 31 - 1) throw new Unprovable();
-        if (constant(e.right) === undefined) this.iv(e.right, depth + 1); // (its type must be followed too)
+        if (constant(e.right) === undefined) this.operand(e.right, depth); // (its type must be followed too)
         return this.temp('<i64>0', `${a.lo} >= 0 ? min(${a.hi}, <i64>${c}) : <i64>${c}`, a.signed);
       }
       default: throw new Unprovable();
     }
   }
 
-  private declInterval(d: Decl): Iv {
-    if (this.declIv.has(d)) { const v = this.declIv.get(d); if (!v) throw new Unprovable(); return v; }
+  /** A variable's value where `at` reads it: its range anywhere, narrowed by the guards that hold there. */
+  private useAt(d: Decl, at: AstNode): Iv {
+    const r = this.declRange(d);
+    if (r.lo !== null && r.lo === r.hi) return { lo: r.lo, hi: r.hi, signed: r.signed };
+    const g = this.guardBounds(d, at);
+    let lo = r.lo, hi = r.hi;
+    for (const b of g.lo) lo = lo === null ? b : `max(${lo}, ${b})`;
+    for (const b of g.hi) hi = hi === null ? b : `min(${hi}, ${b})`;
+    if (lo === null || hi === null) throw new Unprovable();
+    if (g.lo.length === 0 && g.hi.length === 0) return { lo, hi, signed: r.signed };
+    return this.temp(lo, hi, r.signed);
+  }
+
+  private declRange(d: Decl): VarRange {
+    if (this.declRanges.has(d)) { const v = this.declRanges.get(d); if (!v) throw new Unprovable(); return v; }
     if (this.visiting.has(d)) throw new Unprovable(); // defined from itself
     this.visiting.add(d);
     try {
-      const v = this.declIntervalOf(d);
-      this.declIv.set(d, v);
+      const v = this.declRangeOf(d);
+      this.declRanges.set(d, v);
       return v;
     } catch (err) {
-      this.declIv.set(d, null);
+      this.declRanges.set(d, null);
       throw err;
     } finally {
       this.visiting.delete(d);
     }
   }
 
-  private declIntervalOf(d: Decl): Iv {
+  /**
+   * A variable's values: a parameter's; a counter's (counterInterval); the hull of its
+   * assignments' values; or, where it only ever steps one way, from that hull onwards (each
+   * step taken under a guard that keeps it from wrapping) — the other end then comes from the
+   * guards where it is read.
+   */
+  private declRangeOf(d: Decl): VarRange {
     const t = this.x.declType(d);
     const type = t ? INT_TYPES[t] : undefined;
     if (!type || d.array) throw new Unprovable();
-    if (d.param === 'scalar') return this.inRange(this.exact(`<i64>${d.outName}`, type === 'i32'));
+    if (d.param === 'scalar') { const v = this.inRange(this.exact(`<i64>${d.outName}`, type === 'i32')); return v; }
     if (d.param) throw new Unprovable();
-    const defs = this.defs.get(d) ?? [];
-    if (this.stepped.has(d)) throw new Unprovable();
+    const all = this.assignments.get(d) ?? [];
     const counter = this.counters.get(d);
     if (counter) {
-      if (defs.length !== 1) throw new Unprovable(); // assigned in the loop's body too
+      if (all.length !== 2) throw new Unprovable(); // assigned in the loop's body too
       return this.counterInterval(counter, type);
     }
-    if (defs.length === 0) throw new Unprovable();
+    const sets = all.filter((a) => a.kind === 'set');
+    const steps = all.filter((a) => a.kind !== 'set');
+    if (sets.length === 0 || steps.some((a) => a.kind === 'other')) throw new Unprovable();
     let lo = '', hi = '', signed = type === 'i32';
-    for (const e of defs) {
-      const v = e ? this.iv(e) : this.exact('<i64>0');
+    for (const a of sets) {
+      const v = a.value ? this.operand(a.value, 0) : this.exact('<i64>0');
       signed = signed && v.signed;
       lo = lo ? `min(${lo}, ${v.lo})` : v.lo;
       hi = hi ? `max(${hi}, ${v.hi})` : v.hi;
     }
-    return this.inRange(this.temp(lo, hi, signed));
+    const hull = this.inRange(this.temp(lo, hi, signed));
+    if (steps.length === 0) return hull;
+    const kinds = new Set(steps.map((a) => a.kind));
+    if (kinds.size !== 1) throw new Unprovable();
+    if (kinds.has('shrink')) return this.inRange(this.temp(`min(${hull.lo}, <i64>0)`, `max(${hull.hi}, <i64>0)`, hull.signed));
+    if (type !== 'i32' || !hull.signed) throw new Unprovable();
+    const up = kinds.has('inc');
+    for (const a of steps) {
+      const step = a.value ? this.operand(a.value, 0) : this.exact('<i64>1');
+      const g = this.guardBounds(d, a.node);
+      const bounds = up ? g.hi : g.lo;
+      if (bounds.length === 0) throw new Unprovable(); // nothing keeps it from wrapping
+      const b = bounds.reduce((x, y) => (up ? `min(${x}, ${y})` : `max(${x}, ${y})`));
+      this.require(up ? `${step.lo} >= 0 && ${b} + ${step.hi} <= ${I32_MAX}` : `${step.lo} >= 0 && ${b} - ${step.hi} >= ${I32_MIN}`);
+    }
+    return up ? { lo: hull.lo, hi: null, signed: true } : { lo: null, hi: hull.hi, signed: true };
   }
 
   /**
@@ -289,8 +388,8 @@ class ProofWriter {
    * bound far enough from the type's end that the step past it does not wrap.
    */
   private counterInterval(c: Counter, type: 'i32' | 'u32'): Iv {
-    const init = this.iv(c.init), bound = this.iv(c.bound);
-    const step = c.step ? this.iv(c.step) : this.exact('<i64>1');
+    const init = this.operand(c.init, 0), bound = this.operand(c.bound, 0);
+    const step = c.step ? this.operand(c.step, 0) : this.exact('<i64>1');
     const signed = type === 'i32' && init.signed && bound.signed && step.signed;
     const last = c.inclusive ? bound.hi : `${bound.hi} - 1`;
     this.require(`${step.lo} >= 0 && ${last} + ${step.hi} <= ${type === 'i32' ? I32_MAX : '4294967295'}`);
@@ -301,25 +400,141 @@ class ProofWriter {
     return this.inRange(this.temp(init.lo, hi, signed));
   }
 
-  /** Tries one access: its proof lines, or nothing when its index cannot be followed. */
-  access(array: Decl, index: AstNode): boolean {
-    const mark = this.lines.length, temps = this.temps;
-    const saved = new Map(this.declIv);
+  // --- guards ----------------------------------------------------------------------------------
+
+  /** The conditions that hold where `at` runs, from its enclosing ifs, loops, && / || / ?: and earlier `if (…) return;`. */
+  private guardsAt(at: AstNode): Guard[] {
+    const out: Guard[] = [];
+    let c = at;
+    for (let p = this.parent.get(c); p; c = p, p = this.parent.get(p)) {
+      switch (p.kind) {
+        case NK.If:
+          if (c === p.ifTrue) out.push({ cond: p.condition, truth: true, scope: [c] });
+          else if (c === p.ifFalse) out.push({ cond: p.condition, truth: false, scope: [c] });
+          break;
+        case NK.While:
+          if (c === p.body) out.push({ cond: p.condition, truth: true, scope: [c] });
+          break;
+        case NK.For:
+          if (!p.condition) break;
+          if (c === p.body) out.push({ cond: p.condition, truth: true, scope: [c] });
+          else if (c === p.incrementor && p.body) out.push({ cond: p.condition, truth: true, scope: [p.body], whole: true });
+          break;
+        case NK.Binary: {
+          const op = operatorOf(p);
+          if (c === p.right && (op === '&&' || op === '||')) out.push({ cond: p.left, truth: op === '&&', scope: [c] });
+          break;
+        }
+        case NK.Ternary:
+          if (c === p.ifThen) out.push({ cond: p.condition, truth: true, scope: [c] });
+          else if (c === p.ifElse) out.push({ cond: p.condition, truth: false, scope: [c] });
+          break;
+        case NK.Block: {
+          // `if (cond) return;` (or continue, break) earlier in the block: cond fails from there on.
+          const list = p.statements as AstNode[];
+          const k = list.indexOf(c);
+          for (let m = 0; m < k; m++) {
+            const s = list[m]!;
+            if (s.kind !== NK.If || s.ifFalse || !isJump(s.ifTrue)) continue;
+            out.push({ cond: s.condition, truth: false, scope: list.slice(m + 1, k + 1) });
+          }
+          break;
+        }
+        default: break;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Is the guard still about d's value at `at`? Not if d is assigned between its test and `at`:
+   * in the code it covers before `at` (or, `whole`, anywhere in it), or in a loop within it
+   * around `at` (a later iteration runs that assignment before `at`), or in the condition.
+   */
+  private guardHolds(d: Decl, at: AstNode, g: Guard): boolean {
+    const all = this.assignments.get(d) ?? [];
+    const loops: AstNode[] = [];
+    for (let n: AstNode | undefined = at; n && !g.scope.includes(n); n = this.parent.get(n)) {
+      const p = this.parent.get(n);
+      if (p && LOOPS.has(p.kind) && g.scope.some((s) => contains(s, p))) loops.push(p);
+    }
+    for (const s of g.scope) if (LOOPS.has(s.kind) && contains(s, at)) loops.push(s);
+    for (const a of all) {
+      if (contains(g.cond, a.node)) return false;
+      if (!g.scope.some((s) => contains(s, a.node))) continue;
+      // (A step read at its own point assigns after the read; in a loop, before the next one.)
+      if (g.whole || (a.node !== at && a.node.range.start < at.range.end)) return false;
+      if (loops.some((l) => contains(l, a.node))) return false;
+    }
+    return true;
+  }
+
+  /** The bounds on d that the guards holding at `at` give (i64 expressions; lo: d ≥ each, hi: d ≤ each). */
+  private guardBounds(d: Decl, at: AstNode): { lo: string[]; hi: string[] } {
+    const out = { lo: [] as string[], hi: [] as string[] };
+    if ((this.x.declType(d) !== 'i32' && this.x.declType(d) !== 'isize') || this.guardDepth > 8) return out;
+    this.guardDepth++;
     try {
-      const v = this.iv(index);
-      this.require(`${v.lo} >= 0 && ${v.hi} < <i64>(${this.x.length(array)})`);
-      return true;
-    } catch (err) {
-      if (!(err instanceof Unprovable)) throw err;
-      this.lines.length = mark;
-      this.temps = temps;
-      this.declIv.clear();
-      for (const [k, v] of saved) this.declIv.set(k, v);
-      return false;
+      this.collectGuardBounds(d, at, out);
+    } finally {
+      this.guardDepth--;
+    }
+    return out;
+  }
+
+  /** (Bounds whose own bounds come from guards: a few levels, then no more.) */
+  private guardDepth = 0;
+
+  private collectGuardBounds(d: Decl, at: AstNode, out: { lo: string[]; hi: string[] }): void {
+    for (const g of this.guardsAt(at)) {
+      if (!this.guardHolds(d, at, g)) continue;
+      for (const atom of this.atoms(d, g.cond, g.truth)) {
+        const b = this.attempt(() => this.iv(atom.bound));
+        if (!b || !b.signed || b.small) continue;
+        if (atom.op === '<') out.hi.push(`${b.hi} - 1`);
+        else if (atom.op === '<=') out.hi.push(b.hi);
+        else if (atom.op === '>') out.lo.push(`${b.lo} + 1`);
+        else out.lo.push(b.lo);
+      }
     }
   }
 
+  /** Comparisons of d with a bound that `cond` being `truth` implies (through &&, ||, !). */
+  private atoms(d: Decl, cond: AstNode, truth: boolean): { op: '<' | '<=' | '>' | '>='; bound: AstNode }[] {
+    const e = unparen(cond);
+    if (e.kind === NK.UnaryPrefix && operatorOf(e) === '!') return this.atoms(d, e.operand, !truth);
+    if (e.kind !== NK.Binary) return [];
+    const op = operatorOf(e);
+    if (op === '&&') return truth ? [...this.atoms(d, e.left, true), ...this.atoms(d, e.right, true)] : [];
+    if (op === '||') return truth ? [] : [...this.atoms(d, e.left, false), ...this.atoms(d, e.right, false)];
+    if (!['<', '<=', '>', '>='].includes(op)) return [];
+    const isD = (n: AstNode) => { const u = unparen(n); return u.kind === NK.Identifier && this.x.fn.refs.get(u) === d; };
+    const mirror: Record<string, '<' | '<=' | '>' | '>='> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+    const negate: Record<string, '<' | '<=' | '>' | '>='> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' };
+    let rel: '<' | '<=' | '>' | '>=', bound: AstNode;
+    if (isD(e.left) && !isD(e.right)) { rel = op as '<'; bound = e.right; }
+    else if (isD(e.right) && !isD(e.left)) { rel = mirror[op]!; bound = e.left; }
+    else return [];
+    return [{ op: truth ? rel : negate[rel]!, bound }];
+  }
+
+  /** Tries one access: its proof lines, or nothing when its index cannot be followed. */
+  access(array: Decl, index: AstNode): boolean {
+    return this.attempt(() => {
+      const v = this.iv(index);
+      this.require(`${v.lo} >= 0 && ${v.hi} < <i64>(${this.x.length(array)})`);
+      return true;
+    }) ?? false;
+  }
+
   get body(): string[] { return this.lines; }
+}
+
+/** A statement that leaves the code after it: return, continue, break (or a block of just one). */
+function isJump(s: AstNode | null): boolean {
+  if (!s) return false;
+  if (s.kind === NK.Block) return s.statements.length === 1 && isJump(s.statements[0]);
+  return JUMPS.has(s.kind);
 }
 
 /** The element accesses of a kernel's own body: reads, stores and read-modify-writes of its arrays. */
