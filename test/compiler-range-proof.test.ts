@@ -173,6 +173,16 @@ export function guardLow(out: i32[], lo: i32): void {
   const j = threadIdx.x - 2;
   if (j >= lo) out[j] = j;
 }
+// Bounds guards the proven copy folds (to true for a block whose every thread passes them).
+export function foldEdge(out: i32[], n: i32, m: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && i >= m) out[i] = i;
+}
+export function foldExit(out: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || i < 3) return;
+  out[i] = i;
+}
 // A table lookup by a byte: the byte's range, 0..255, bounds the index.
 export function lookup(out: i32[], lut: i32[], src: u8[]): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -224,6 +234,13 @@ describe('range proof: the generated block form', () => {
     expect(copy).toMatch(/__ld<f32>\(__p_src/);
     expect(copy).toMatch(/__ldu<i32>\(__p_idx/);
     expect(copy).toMatch(/__stu<f32>\(__p_out/);
+  });
+
+  it('foldEdge, foldExit: the bounds guards are their values in the proven copy, and proven per block', () => {
+    expect(fnText(blockForm, '__foldEdge_u_r0')).toMatch(/if \(true\) __stu<i32>/);
+    expect(fnText(blockForm, '__foldEdge_r0')).toMatch(/if \(i < n && i >= m\) __st<i32>/);
+    expect(fnText(blockForm, '__proof_foldEdge')).toMatch(/<i64>n\)\) return false;|< <i64>n/);
+    expect(fnText(blockForm, '__foldExit_u_r0')).toMatch(/if \(false\)/);
   });
 
   it('lookup: an index that is a byte read is proven against a table of 256', () => {
@@ -349,6 +366,21 @@ for (const b of compiledBackends([1])) {
       expect(await trap('stepWrap', [2147483600, 2147483647, 100], 1, 1)).toBe('300');
       out.free();
     });
+
+    it.each([[4, 64, 256, 0], [4, 64, 100, 30], [4, 64, 200, 64], [3, 100, 299, 1], [5, 7, 33, 8]])(
+      'foldEdge / foldExit: grid %i × block %i, n %i, m %i: only the threads the guards pass write', async (grid, block, n, m) => {
+        const len = grid * block;
+        const out = be.dev.alloc('i32', len);
+        for (const [kernel, args, pass] of [
+          ['foldEdge', [n, m], (i: number) => i < n && i >= m],
+          ['foldExit', [n], (i: number) => !(i >= n || i < 3)],
+        ] as const) {
+          await out.fill(-1);
+          await be.launch(kernel, grid, block, [out, ...args]);
+          expect(Array.from(await out.read()), kernel).toEqual(Array.from({ length: len }, (_, i) => (pass(i) ? i : -1)));
+        }
+        out.free();
+      });
 
     it('lookup: bytes index a table of 256 (proven) and of 200 (checked: a byte of 200 or more traps)', async () => {
       const n = 1000;

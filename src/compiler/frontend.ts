@@ -21,7 +21,7 @@
 import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import { laneRegionFunction } from './laneVector.js';
-import { blockRangeProof } from './rangeProof.js';
+import { applyFolds, blockRangeProof, type NodeFactory } from './rangeProof.js';
 import { constantTrips } from './wgslUnroll.js';
 import { warpChainAt, type ChainStep } from './warpChain.js';
 import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
@@ -540,11 +540,17 @@ class FrontEnd {
           fn: f, declType: (d) => declType(this, f, d), moduleConst: (name) => this.moduleConst(name), length: arrayLength,
         });
         if (proof) {
-          const provenInterchanged = interchanged
-            ? new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, true, false, proof.proven).interchangedForm() : undefined;
-          reset();
-          proven = { proof: proof.body, fast: new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, false, false, proof.proven).provenFast(provenInterchanged) };
-          reset();
+          // The proven copy sees the bounds guards the proof folded as their values.
+          const restore = applyFolds(f.node.body, proof.folds, (this.as as unknown as { Node: NodeFactory }).Node);
+          try {
+            const provenInterchanged = interchanged
+              ? new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, true, false, proof.proven).interchangedForm() : undefined;
+            reset();
+            proven = { proof: proof.body, fast: new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames, false, false, proof.proven).provenFast(provenInterchanged) };
+            reset();
+          } finally {
+            restore();
+          }
         }
         const out = new KernelCompiler(this, f, usesThreadGlobals, deviceFunctionNames).compile(interchanged, proven);
         blockParts.push(out.block);

@@ -33,7 +33,22 @@ export interface RangeProof {
   proven: Set<AstNode>;
   /** The proof function's body statements (after its index locals): `return false` where a check fails. */
   body: string[];
+  /**
+   * Bounds guards the proof also shows to be constant for the whole block (`x < width` in an
+   * interior block): the proven copy is compiled with each replaced by its value (applyFolds).
+   */
+  folds: Fold[];
 }
+
+/** AssemblyScript's node constructors (its printer dispatches on the node classes). */
+export interface NodeFactory {
+  createTrueExpression(range: AstNode['range']): AstNode;
+  createFalseExpression(range: AstNode['range']): AstNode;
+  createParenthesizedExpression(expression: AstNode, range: AstNode['range']): AstNode;
+}
+
+/** A comparison of an `if` condition and the value it has for every thread of a proven block. */
+export interface Fold { node: AstNode; value: boolean }
 
 /**
  * An interval of i64 values (AS expressions); whether each of its leaves is a 32-bit signed
@@ -518,6 +533,56 @@ class ProofWriter {
     return [{ op: truth ? rel : negate[rel]!, bound }];
   }
 
+  /**
+   * Tries to show that a comparison has `value` for every thread of the block: its proof lines,
+   * or nothing. (Both sides inside [0, 2^31) where either is unsigned, so that the comparison
+   * means the same in i32 and u32.)
+   */
+  fold(cmp: AstNode, value: boolean): boolean {
+    const op = operatorOf(cmp);
+    const negate: Record<string, string> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' };
+    const rel = value ? op : negate[op]!;
+    return this.attempt(() => {
+      const a = this.operand(cmp.left, 0), b = this.operand(cmp.right, 0);
+      if (!a.signed || !b.signed) this.require(`${a.lo} >= 0 && ${b.lo} >= 0`);
+      this.require(rel === '<' ? `${a.hi} < ${b.lo}` : rel === '<=' ? `${a.hi} <= ${b.lo}` : rel === '>' ? `${a.lo} > ${b.hi}` : `${a.lo} >= ${b.hi}`);
+      return true;
+    }) ?? false;
+  }
+
+  /** Does e depend on blockIdx, directly or through the values of the variables it reads? */
+  dependsOnBlock(e: AstNode, seen = new Set<Decl>()): boolean {
+    let found = false;
+    walk(e, (n) => {
+      if (found) return false;
+      if (n.kind === NK.PropertyAccess && n.expression.kind === NK.Identifier && n.expression.text === 'blockIdx' && !this.x.fn.refs.has(n.expression)) found = true;
+      if (n.kind === NK.Identifier) {
+        const d = this.x.fn.refs.get(n);
+        if (d && !d.param && !seen.has(d)) {
+          seen.add(d);
+          for (const a of this.assignments.get(d) ?? []) if (a.value && this.dependsOnBlock(a.value, seen)) found = true;
+        }
+      }
+      return undefined;
+    });
+    return found;
+  }
+
+  /** Is e the same for every block and thread: parameters, lengths, launch dimensions, constants only? */
+  launchUniform(e: AstNode): boolean {
+    let ok = true;
+    walk(e, (n) => {
+      if (n.kind === NK.Identifier) {
+        const d = this.x.fn.refs.get(n);
+        if (d ? !(d.param === 'scalar' || d.array) : !(n.text === 'warpSize' || this.x.moduleConst(n.text) || n.text === 'blockDim' || n.text === 'gridDim')) ok = false;
+      }
+      if (n.kind === NK.PropertyAccess && n.expression.kind === NK.Identifier && ['threadIdx', 'blockIdx'].includes(n.expression.text) && !this.x.fn.refs.has(n.expression)) ok = false;
+      if (n.kind === NK.Call || n.kind === NK.ElementAccess) ok = false;
+      return undefined;
+    });
+    return ok;
+  }
+
   /** Tries one access: its proof lines, or nothing when its index cannot be followed. */
   access(array: Decl, index: AstNode): boolean {
     return this.attempt(() => {
@@ -549,11 +614,85 @@ function arrayAccesses(fn: FunctionInfo): { node: AstNode; array: Decl }[] {
   return out;
 }
 
+/**
+ * The bounds guards of a kernel's `if`s: comparisons of an index that depends on blockIdx with a
+ * bound the same for the whole launch (a parameter, a length, a constant), in an `if`'s
+ * condition or its top-level && / || chain — each with the value an interior block gives it
+ * (true in an &&, false in an || or an early exit's `if (…) return;`). A guard that holds for
+ * only some threads of a typical block (`threadIdx.x < 16`) is not one: folding it would send
+ * every block to the checked copy.
+ */
+function boundsGuards(fn: FunctionInfo, w: ProofWriter): Fold[] {
+  const out: Fold[] = [];
+  const atoms = (e: AstNode, op: string, into: AstNode[]) => {
+    const u = unparen(e);
+    if (u.kind === NK.Binary && operatorOf(u) === op) { atoms(u.left, op, into); atoms(u.right, op, into); } else into.push(u);
+  };
+  walk(fn.node.body, (n) => {
+    if (n.kind !== NK.If) return undefined;
+    const cond = unparen(n.condition);
+    const exits = !n.ifFalse && isJump(n.ifTrue);
+    const list: AstNode[] = [];
+    const top = cond.kind === NK.Binary ? operatorOf(cond) : '';
+    if (top === '&&' || top === '||') atoms(cond, top, list); else list.push(cond);
+    const value = top === '&&' ? true : top === '||' ? false : !exits;
+    for (const a of list) {
+      if (a.kind !== NK.Binary || !['<', '<=', '>', '>='].includes(operatorOf(a))) continue;
+      const [l, r] = [a.left as AstNode, a.right as AstNode];
+      if ((w.dependsOnBlock(l) && w.launchUniform(r)) || (w.dependsOnBlock(r) && w.launchUniform(l))) out.push({ node: a, value });
+    }
+    return undefined;
+  });
+  return out;
+}
+
 /** The kernel's block-level range proof, or undefined when no access can be proven. */
 export function blockRangeProof(x: RangeProofInput): RangeProof | undefined {
   const w = new ProofWriter(x);
   const proven = new Set<AstNode>();
   for (const a of arrayAccesses(x.fn)) if (w.access(a.array, a.node.elementExpression)) proven.add(a.node);
   if (proven.size === 0) return undefined;
-  return { proven, body: w.body };
+  const folds = boundsGuards(x.fn, w).filter((f) => w.fold(f.node, f.value));
+  return { proven, body: w.body, folds };
+}
+
+/**
+ * Compiles the folds into the kernel's AST for the proven copy: each folded comparison becomes
+ * its value, an && / || it decides becomes that value, one it no longer decides its other side.
+ * Replacements keep the replaced node's source range (the compiler reads operators from the
+ * text between operands). Returns the function that puts the AST back.
+ */
+export function applyFolds(body: AstNode, folds: Fold[], make: NodeFactory): () => void {
+  const parentOf = new Map<AstNode, AstNode>();
+  const link = (n: AstNode) => forEachChild(n, (c) => { parentOf.set(c, n); link(c); });
+  link(body);
+  const undo: (() => void)[] = [];
+  const replace = (old: AstNode, by: AstNode) => {
+    const p = parentOf.get(old);
+    if (!p) return;
+    for (const key of Object.keys(p)) {
+      if (p[key] === old) { p[key] = by; undo.push(() => { p[key] = old; }); parentOf.set(by, p); return; }
+    }
+  };
+  const constant = (value: boolean, at: AstNode): AstNode => (value ? make.createTrueExpression(at.range) : make.createFalseExpression(at.range));
+  for (const f of folds) {
+    let node: AstNode = f.node, value = f.value;
+    // Up through parentheses and the && / || it decides.
+    for (;;) {
+      const p = parentOf.get(node);
+      if (p?.kind === NK.Parenthesized) { node = p; continue; }
+      if (p?.kind === NK.Binary && (operatorOf(p) === '&&' || operatorOf(p) === '||')) {
+        const decides = (operatorOf(p) === '&&') !== value; // false in an &&, true in an ||
+        if (decides) { node = p; continue; }
+        const other = p.left === node ? p.right : p.left;
+        const wrapper = make.createParenthesizedExpression(other, p.range);
+        replace(p, wrapper);
+        parentOf.set(other, wrapper);
+        node = undefined as unknown as AstNode;
+      }
+      break;
+    }
+    if (node) replace(node, constant(value, node));
+  }
+  return () => { for (const u of undo.reverse()) u(); };
 }
