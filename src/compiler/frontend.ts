@@ -1184,8 +1184,6 @@ class KernelCompiler {
    * `screen`: the race screen's form (assembly/runtime/checked.ts): the kernel as written (no
    * interchanged loops, so its threads run in the race tools' interval order) with a
    * `__screenBarrier` where each __syncthreads, __syncwarp, shuffle and vote stands.
-   */
-  /**
    * `proven`: the copy run by blocks whose range proof holds (rangeProof.ts): those accesses
    * unchecked, its region functions tagged `_u`.
    */

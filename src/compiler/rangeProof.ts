@@ -5,15 +5,20 @@
 // checks at all, and most of its blocks cannot go out of bounds. Like a JIT's range-check
 // elimination by loop predication, the compiler takes every array access whose index is an
 // integer expression of the thread and block indices, the launch's dimensions, scalar
-// parameters, array lengths, constants and local variables defined from those (all their
-// assignments, flow-insensitively, and `for` loops' counters), and writes a function that
+// parameters, array lengths, constants, 8/16-bit elements and local variables defined from those
+// (the hull of all their assignments; `for` loops' counters; variables stepping one way, bounded
+// on the other side by the conditions that hold where they are read), and writes a function that
 // evaluates, for the block about to run, an interval that holds each such index for every thread
 // of the block. The intervals are computed in i64 from the block's actual values, so no
 // arithmetic wraps there; each step also checks that the kernel's own 32-bit arithmetic could
 // not have wrapped (else the proof fails). If every index is inside, the block runs the copy
-// with those accesses unchecked; otherwise (an edge block, a launch with short arrays) it runs
-// the checked form, which traps exactly as before. Accesses whose index the analysis cannot
-// follow (a value read from memory, a shuffle, a float) stay checked in both copies.
+// with those accesses unchecked, and with the bounds guards the proof also settles for the block
+// (`x < width`) replaced by their values; otherwise (an edge block, a launch with short arrays)
+// it runs the checked form, which traps exactly as before. Accesses whose index the analysis
+// cannot follow (a value read from 32-bit memory, a shuffle, a float) stay checked in both
+// copies. All or nothing per block: an access whose interval is computable but loose (a relation
+// between two variables the intervals lose) sends every block to the checked form — the guards
+// recover the common ones (`cacheIndex < ib && cache[cacheIndex + ib]`).
 
 import { type AstNode, NK, LK, forEachChild, operatorOf, walk } from './ast.js';
 import type { Decl, FunctionInfo } from './frontend.js';
