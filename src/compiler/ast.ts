@@ -66,6 +66,20 @@ export function operatorOf(n: AstNode): string {
 /** Fields that hold types, names of declarations or back references: not walked. */
 const SKIP_KEYS = new Set(['range', 'parent', 'type', 'returnType', 'typeArguments', 'toType', 'typeParameters', 'signature', 'decorators', 'isType']);
 
+/** The expression inside any parentheses. */
+export function unparen(e: AstNode): AstNode {
+  while (e.kind === NK.Parenthesized) e = e.expression as AstNode;
+  return e;
+}
+
+/** Every node's parent below root (expressions and statements). */
+export function parentsOf(root: AstNode): Map<AstNode, AstNode> {
+  const parent = new Map<AstNode, AstNode>();
+  const link = (n: AstNode) => forEachChild(n, (c) => { parent.set(c, n); link(c); });
+  link(root);
+  return parent;
+}
+
 /** Calls fn on each direct child node of n (expressions and statements), in field order. */
 export function forEachChild(n: AstNode, fn: (child: AstNode) => void): void {
   for (const key of Object.keys(n)) {

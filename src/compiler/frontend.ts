@@ -18,7 +18,7 @@
 // Both forms go through the same rewrite of array accesses: a typed-array parameter becomes a
 // (pointer, length) pair and `a[i]` a bounds-checked load naming the array and the site.
 
-import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, walk } from './ast.js';
+import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, unparen, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import { laneRegionFunction } from './laneVector.js';
 import { applyFolds, blockRangeProof, type NodeFactory } from './rangeProof.js';
@@ -761,10 +761,11 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
       return `(${base} + <usize>${a.offset})`;
     }
     len(d: Decl): string {
+      if (localIndex) return arrayLength(d);
       const a = d.array!;
       if (a.space === 'global') return `__n_${d.outName}`;
       if (!a.dynamic) return String(a.count);
-      const bytes = ctx.mode === 'fine' ? '__dynamicSharedBytes()' : localIndex ? '__ssize' : 'sharedSize()';
+      const bytes = ctx.mode === 'fine' ? '__dynamicSharedBytes()' : 'sharedSize()';
       return `<i32>(${bytes} / ${elemBytes(a.elem)})`;
     }
     access(d: Decl, index: AstNode, node: AstNode, what: string): string {
@@ -988,7 +989,7 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
 const EXIT_SLOT_EXPR = '__EXIT_SLOT__';
 
 
-/** An array's length in elements (i32) in the block form's kernel functions. */
+/** An array's length in elements (i32) in a kernel's own code in the block form (its regions, its block-level statements, its proof). */
 function arrayLength(d: Decl): string {
   const a = d.array!;
   if (a.space === 'global') return `__n_${d.outName}`;
@@ -2391,7 +2392,6 @@ function occurrences(text: string, token: string): number[] {
 
 function listOf(s: AstNode): AstNode[] { return s.kind === NK.Block ? s.statements : [s]; }
 
-function unparen(e: AstNode): AstNode { while (e.kind === NK.Parenthesized) e = e.expression; return e; }
 
 /** The plain name an assignment (`x = …`, `x += …`) or an increment (`++x`, `x--`) writes; undefined for anything else. */
 function assignedName(x: AstNode): AstNode | undefined {

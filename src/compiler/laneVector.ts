@@ -21,7 +21,7 @@
 // A region is left scalar when it returns, or when a value that differs between threads has a
 // type other than i32, u32, f32 or bool.
 
-import { type AstNode, NK, operatorOf, textOf, walk } from './ast.js';
+import { type AstNode, NK, operatorOf, textOf, unparen, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import type { Decl, FunctionInfo } from './frontend.js';
 import { ATOMICS } from './language.js';
@@ -80,7 +80,6 @@ export function laneRegionFunction(input: LaneRegionInput): string | undefined {
 const ASSIGN_OPS = /^(=|\+=|-=|\*=|\/=|%=|&=|\|=|\^=|<<=|>>=|>>>=)$/;
 const isAssign = (n: AstNode) => n.kind === NK.Binary && ASSIGN_OPS.test(operatorOf(n));
 const isIncDec = (n: AstNode) => (n.kind === NK.UnaryPostfix || (n.kind === NK.UnaryPrefix && /^(\+\+|--)$/.test(operatorOf(n)))) && /^(\+\+|--)$/.test(operatorOf(n));
-const unparen = (e: AstNode): AstNode => { while (e.kind === NK.Parenthesized) e = e.expression; return e; };
 /** The comparison codes of runtime/lanes.ts's __affAll/__affAny (lane op uniform). */
 const COMPARE_CODES: Record<string, number> = { '<': 0, '<=': 1, '>': 2, '>=': 3, '==': 4, '!=': 5 };
 /** `u op a` is `a MIRRORED[op] u`. */

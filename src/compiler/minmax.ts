@@ -6,7 +6,7 @@
 // into `__pmax`/`__pmin` on lane 0: the same result for every input, NaN and signed zeros
 // included, since pmax/pmin are defined by that very comparison.
 
-import { NK, operatorOf, textOf, walk, type AstNode } from './ast.js';
+import { NK, operatorOf, textOf, unparen, walk, type AstNode } from './ast.js';
 
 /** `cond ? x : y` as one pmax/pmin of (a, b), evaluated in that order. */
 export interface MinMax { op: '__pmax' | '__pmin'; a: AstNode; b: AstNode }
@@ -14,11 +14,6 @@ export interface MinMax { op: '__pmax' | '__pmin'; a: AstNode; b: AstNode }
 /** Structural equality of two side-effect-free expressions (their source text, spaces ignored). */
 function same(x: AstNode, y: AstNode): boolean {
   return textOf(x).replace(/\s+/g, '') === textOf(y).replace(/\s+/g, '');
-}
-
-function unparen(e: AstNode): AstNode {
-  while (e.kind === NK.Parenthesized) e = e.expression as AstNode;
-  return e;
 }
 
 /** No assignments, increments or calls: evaluating it twice, once or not at all is the same. */

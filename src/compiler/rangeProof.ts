@@ -20,7 +20,8 @@
 // between two variables the intervals lose) sends every block to the checked form — the guards
 // recover the common ones (`cacheIndex < ib && cache[cacheIndex + ib]`).
 
-import { type AstNode, NK, LK, forEachChild, operatorOf, walk } from './ast.js';
+import { type AstNode, NK, LK, operatorOf, parentsOf, unparen, walk } from './ast.js';
+import { isAssignOp } from './wgslModel.js';
 import type { Decl, FunctionInfo } from './frontend.js';
 import { INDEX_VARIABLES } from './language.js';
 
@@ -73,10 +74,6 @@ const SMALL_RANGES: Record<string, [number, number]> = { u8: [0, 255], i8: [-128
 const LOOPS: ReadonlySet<number> = new Set([NK.While, NK.For, NK.Do]);
 const JUMPS: ReadonlySet<number> = new Set([NK.Return, NK.Continue, NK.Break]);
 
-function unparen(e: AstNode): AstNode { while (e.kind === NK.Parenthesized) e = e.expression; return e; }
-
-function isAssignOp(op: string): boolean { return /=$/.test(op) && !/^(==|!=|===|!==|<=|>=)$/.test(op); }
-
 function contains(outer: AstNode, inner: AstNode): boolean {
   return outer.range.source === inner.range.source && outer.range.start <= inner.range.start && inner.range.end <= outer.range.end;
 }
@@ -101,12 +98,11 @@ class ProofWriter {
   private readonly visiting = new Set<Decl>();
   private readonly assignments = new Map<Decl, Assignment[]>();
   private readonly counters = new Map<Decl, Counter>();
-  private readonly parent = new Map<AstNode, AstNode>();
+  private readonly parent: Map<AstNode, AstNode>;
 
   constructor(private readonly x: RangeProofInput) {
     const body = x.fn.node.body as AstNode;
-    const link = (n: AstNode) => forEachChild(n, (c) => { this.parent.set(c, n); link(c); });
-    link(body);
+    this.parent = parentsOf(body);
     this.collectAssignments(body);
   }
 
@@ -668,9 +664,7 @@ export function blockRangeProof(x: RangeProofInput): RangeProof | undefined {
  * text between operands). Returns the function that puts the AST back.
  */
 export function applyFolds(body: AstNode, folds: Fold[], make: NodeFactory): () => void {
-  const parentOf = new Map<AstNode, AstNode>();
-  const link = (n: AstNode) => forEachChild(n, (c) => { parentOf.set(c, n); link(c); });
-  link(body);
+  const parentOf = parentsOf(body);
   const undo: (() => void)[] = [];
   const replace = (old: AstNode, by: AstNode) => {
     const p = parentOf.get(old);

@@ -9,7 +9,7 @@
 // iterations are left, then the loop as written for the rest: the same iterations in the same
 // order, so every result is the same.
 
-import { type AstNode, LK, NK, operatorOf, walk } from './ast.js';
+import { type AstNode, LK, NK, operatorOf, unparen, walk } from './ast.js';
 import type { Decl, FunctionInfo } from './frontend.js';
 import { isAssignOp } from './wgslModel.js';
 import { listOf } from './wgslUniformity.js';
@@ -30,7 +30,6 @@ export interface StridedLoop {
   continues: boolean;
 }
 
-function unparen(e: AstNode): AstNode { while (e.kind === NK.Parenthesized) e = e.expression; return e; }
 
 /** The name an assignment or increment writes, if it is a plain name. */
 function assigned(x: AstNode): AstNode | undefined {
