@@ -1,10 +1,13 @@
 // The back end of simt's kernel compiler: AssemblyScript (asc) over an in-memory file system
-// holding the generated sources and simt's device runtime, then Binaryen for the
-// fine-grained form (asyncify, so the race tools can suspend a thread at any scheduling point).
-// Both the compiler and Binaryen are loaded lazily, once.
+// holding the generated sources and simt's device runtime, then Binaryen: -O3 for the block and
+// screen forms (wasmOptimizer.ts; in the optimizer process when there is one,
+// optimizerProcess.ts), asyncify for the fine-grained form (so the race tools can suspend a
+// thread at any scheduling point). Both the compiler and Binaryen are loaded lazily, once.
 
 import { readPackageFile } from '../platform.js';
 import type { Diagnostic } from './frontend.js';
+import { optimizeOutOfProcess } from './optimizerProcess.js';
+import { optimizeO3, setAscFeatures } from './wasmOptimizer.js';
 
 /** The runtime sources compiled into every kernel module, by their virtual path. */
 export const RUNTIME_FILES: readonly string[] = [
@@ -37,24 +40,15 @@ const FINE_FLAGS = [
 
 export interface AscResult { binary: Uint8Array; diagnostics: Diagnostic[] }
 
-/**
- * The wasm features asc compiles for (wasm 2.0 + threads + SIMD), given to Binaryen when it reads
- * a module back: not `All`, with which Binaryen writes newer encodings (compact import sections)
- * that engines reject.
- */
-function setAscFeatures(binaryen: typeof import('binaryen').default, m: InstanceType<typeof import('binaryen').default.Module>): void {
-  const F = binaryen.Features;
-  m.setFeatures(F.MVP | F.Atomics | F.MutableGlobals | F.NontrappingFPToInt | F.SIMD128 | F.BulkMemory | F.BulkMemoryOpt | F.SignExt);
-}
-
 /** Where a place in a generated file came from (for compiler errors): its line and the generated text there. */
 export type LineMap = (generatedLine: number, token: string) => { file: string; line: number; column: number } | undefined;
 
 /**
  * Compiles one generated entry source against the runtime. Errors come back as diagnostics,
- * mapped to the user's files where the generated line can be traced.
+ * mapped to the user's files where the generated line can be traced. `outOfProcess`: the
+ * block or screen form's -O3 may run in the optimizer process.
  */
-export async function ascCompile(entry: string, form: 'block' | 'fine' | 'screen', optimize: boolean, mapLine: LineMap): Promise<AscResult> {
+export async function ascCompile(entry: string, form: 'block' | 'fine' | 'screen', optimize: boolean, mapLine: LineMap, outOfProcess = true): Promise<AscResult> {
   const asc = (await import('assemblyscript/asc')).default;
   const files = await runtimeSources();
   const entryPath = 'simt_kernels/entry.ts';
@@ -102,35 +96,17 @@ export async function ascCompile(entry: string, form: 'block' | 'fine' | 'screen
   if (diagnostics.length === 0 && (error || !binary)) {
     diagnostics.push({ file: '(compiler)', line: 1, column: 1, message: (error?.message ?? 'no output') + (stderr.length ? `: ${stderr.join('').trim().slice(0, 2000)}` : '') });
   }
-  if (binary && binaryenOptimizes && diagnostics.length === 0) binary = await binaryenO3(binary);
+  if (binary && binaryenOptimizes && diagnostics.length === 0) binary = await binaryenO3(binary, outOfProcess);
   return { binary: binary ?? new Uint8Array(0), diagnostics };
 }
 
 /**
- * Binaryen's own -O3 pipeline, with the inlining limits asc's -O3 sets. asc's -O3 is a longer
- * pipeline (simplify-globals-optimizing alone runs ten times, besides flatten and GUFA rounds):
- * warm, it spent 0.43-0.52 s optimising vecMax, this one 0.22-0.26 s, and the five user kernels
- * run as fast from either (bench/RESULTS.md, "Compile time"). Binaryen's -O2 is not enough:
- * transpose and countModules ran 1.5-1.7x slower from it. A cold compile is dominated by V8
- * compiling Binaryen itself, which neither pipeline changes.
+ * Binaryen's -O3 (wasmOptimizer.ts): in the optimizer process when there is one
+ * (optimizerProcess.ts says why), else here.
  */
-async function binaryenO3(binary: Uint8Array): Promise<Uint8Array> {
-  const binaryen = (await import('binaryen')).default;
-  const m = binaryen.readBinary(binary);
-  try {
-    setAscFeatures(binaryen, m);
-    binaryen.setOptimizeLevel(3);
-    binaryen.setShrinkLevel(0);
-    binaryen.setFastMath(true);
-    binaryen.setAlwaysInlineMaxSize(12);
-    binaryen.setFlexibleInlineMaxSize(70);
-    binaryen.setOneCallerInlineMaxSize(200);
-    binaryen.setAllowInliningFunctionsWithLoops(true);
-    m.optimize();
-    return m.emitBinary();
-  } finally {
-    m.dispose();
-  }
+async function binaryenO3(binary: Uint8Array, outOfProcess: boolean): Promise<Uint8Array> {
+  const optimized = outOfProcess ? await optimizeOutOfProcess(binary) : undefined;
+  return optimized ?? optimizeO3((await import('binaryen')).default, binary);
 }
 
 /** Asyncify: every function that can reach a scheduling point can unwind and rewind a thread. */
