@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import binaryen from 'binaryen';
 import { compileKernels } from '../src/compiler/index.js';
 import { ascCompile } from '../src/compiler/backend.js';
-import { optimizeOutOfProcess, optimizerProcessId, stopOptimizerProcess } from '../src/compiler/optimizerProcess.js';
+import { optimizeOutOfProcess, optimizerProcessId, stopOptimizerProcess, v8FlagsFor } from '../src/compiler/optimizerProcess.js';
 import { optimizeO3 } from '../src/compiler/wasmOptimizer.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -43,6 +43,11 @@ describe('the optimizer process', () => {
       expect(outside!.length).toBeLessThan(input.length);
       expect(Buffer.from(outside!).equals(Buffer.from(inside))).toBe(true);
     });
+
+  it('the child runs Liftoff only on few cores, and compiles Binaryen eagerly on many', () => {
+    expect([1, 2, 4].map(v8FlagsFor)).toEqual(['--liftoff-only', '--liftoff-only', '--liftoff-only']);
+    expect([8, 16, 64].map(v8FlagsFor)).toEqual(['--no-wasm-lazy-compilation', '--no-wasm-lazy-compilation', '--no-wasm-lazy-compilation']);
+  });
 
   it('bytes that are not wasm: no answer (the caller optimises here and reports), and the child stays up', async () => {
     await optimizeOutOfProcess(await unoptimised('kernels/reduce/vecMax.ts'));

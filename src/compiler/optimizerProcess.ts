@@ -1,5 +1,6 @@
 // The optimizer process (Node): Binaryen's -O3 of the block and screen forms runs in a child
-// Node process started with `--liftoff-only`; the rest of a compile runs in the caller's.
+// Node process started with `--liftoff-only` (on two cores); the rest of a compile runs in the
+// caller's.
 //
 // Why: in a fresh process V8 compiles Binaryen's 10 MB of wasm lazily, function by function on
 // the main thread as the optimizer first calls them, and tiers the hot ones up on background
@@ -8,8 +9,9 @@
 // started when a compile starts, so it loads Binaryen while this process loads AssemblyScript
 // and runs asc; with --liftoff-only V8 compiles all of Binaryen up front with its baseline
 // compiler, in the background, and never tiers up, and the child's first -O3 takes 0.6-0.8 s:
-// a cold compile 1.9-2.3 s (bench/RESULTS.md, "Compile time"). A library may not set V8 flags
-// for its host's process, but it may for its own child.
+// a cold compile 1.9-2.3 s (bench/RESULTS.md, "Compile time"; v8FlagsFor: the flag on
+// machines with many cores). A library may not set V8 flags for its host's process, but it may
+// for its own child.
 //
 // The child serves later compiles too, and goes away after IDLE_MS without work, or with this
 // process (it exits when its IPC channel closes). It never keeps this process alive: the
@@ -150,6 +152,18 @@ async function childScript(): Promise<string | undefined> {
   return built.protocol === 'file:' && existsSync(fileURLToPath(built)) ? fileURLToPath(built) : undefined;
 }
 
+/**
+ * The child's V8 flag, by the cores this process may use. On two cores, --liftoff-only: nothing
+ * left to compile once Binaryen is loaded, nothing competing with the compile. On many cores,
+ * --no-wasm-lazy-compilation: Binaryen is compiled up front on the idle cores and its hot code
+ * still tiers up. Measured on a 16-core Xeon (bench/RESULTS.md, "Compile time"): cold 1.3-1.8 s
+ * against 1.5-1.8 s with --liftoff-only there, warm 0.50-0.66 s against 0.58-0.68 s; on two of
+ * its cores --no-wasm-lazy-compilation was the slower (cold 2.3-2.9 s against 1.9-2.3 s).
+ */
+export function v8FlagsFor(cores: number): string {
+  return cores >= 8 ? '--no-wasm-lazy-compilation' : '--liftoff-only';
+}
+
 async function spawn(): Promise<OptimizerChild | undefined> {
   if (!isNode || failures >= MAX_FAILURES || process.env['SIMT_OPTIMIZER_PROCESS'] === '0') return undefined;
   // Electron and other embedders: process.execPath is not a plain Node.
@@ -158,8 +172,9 @@ async function spawn(): Promise<OptimizerChild | undefined> {
     const script = await childScript();
     if (!script) return undefined;
     const { fork } = await import('node:child_process');
+    const { availableParallelism } = await import('node:os');
     return new OptimizerChild(fork(script, [], {
-      execArgv: ['--liftoff-only'], serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      execArgv: [v8FlagsFor(availableParallelism())], serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     }));
   } catch {
     failures++;
