@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import binaryen from 'binaryen';
-import { compileKernels } from '../src/compiler/index.js';
+import { buildFine, compileKernels } from '../src/compiler/index.js';
 import { ascCompile } from '../src/compiler/backend.js';
 import { optimizeOutOfProcess, optimizerProcessId, stopOptimizerProcess, v8FlagsFor } from '../src/compiler/optimizerProcess.js';
-import { optimizeO3 } from '../src/compiler/wasmOptimizer.js';
+import { asyncifyForRaceTools, optimizeO3 } from '../src/compiler/wasmOptimizer.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -42,6 +42,24 @@ describe('the optimizer process', () => {
       const inside = optimizeO3(binaryen, input);
       expect(outside!.length).toBeLessThan(input.length);
       expect(Buffer.from(outside!).equals(Buffer.from(inside))).toBe(true);
+    });
+
+  it.each(['examples/kernels/histogram.ts', 'examples/kernels/shuffleSum.ts'])(
+    '%s: the fine-grained form asyncified in the child, to the same bytes as here, whatever ran before', async (file) => {
+      let fine = '';
+      const source = readFileSync(`${root}/${file}`, 'utf8') + `\n// ${file} fine`;
+      const mod = await compileKernels([{ path: file, source }], { cacheDir: false, onGenerated: (g) => { fine = g.fine; } });
+      const asc = await ascCompile(fine, 'fine', true, () => undefined, false);
+      expect(asc.diagnostics).toEqual([]);
+      stopOptimizerProcess(); // asyncify is a new child's first job: Binaryen's options as it starts
+      const outside = await optimizeOutOfProcess(asc.binary, 'asyncify');
+      expect(outside).toBeInstanceOf(Uint8Array);
+      // Binaryen's options are global: a -O3 here first must not change what asyncify gives.
+      optimizeO3(binaryen, await unoptimised('kernels/reduce/vecMax.ts'));
+      const inside = asyncifyForRaceTools(binaryen, asc.binary);
+      expect(Buffer.from(outside!).equals(Buffer.from(inside))).toBe(true);
+      expect(outside!.length).toBeGreaterThan(asc.binary.length); // the unwind and rewind code
+      expect(Buffer.from(await buildFine(mod, { cacheDir: false })).equals(Buffer.from(inside))).toBe(true);
     });
 
   it('the child runs Liftoff only on few cores, and compiles Binaryen eagerly on many', () => {

@@ -137,13 +137,13 @@ async function build(sources: readonly KernelSource[], options: CompileOptions, 
     compileMs: Math.round(performance.now() - t0),
   };
   const module = makeKernelModule(meta, block.binary, undefined, undefined, { fine: fe.fineSource, screen: fe.screenSource });
-  fineOptions.set(module.id, { optimize, sourceOf });
+  fineOptions.set(module.id, { optimize, sourceOf, outOfProcess: options.optimizerProcess !== false });
   await writeDiskCache(module, options);
   return module;
 }
 
 /** How this process compiled a module (buildFine maps the fine form's problems to its sources). */
-const fineOptions = new Map<string, { optimize: boolean; sourceOf: (file: string) => string | undefined }>();
+const fineOptions = new Map<string, { optimize: boolean; sourceOf: (file: string) => string | undefined; outOfProcess: boolean }>();
 
 /**
  * A module's fine-grained form (the race tools' `explore`, `replay` and detector): the one it
@@ -156,13 +156,15 @@ export function buildFine(module: KernelModule, options: Pick<CompileOptions, 'c
   const source = module.fineSource;
   if (source === undefined) return Promise.reject(new KernelModuleError(`kernel module ${module.meta?.sources?.join(', ') ?? module.id} has no fine-grained form: rebuild it with this version of simt`));
   return builtOnce(module, 'fine', options, async () => {
-    const o = fineOptions.get(module.id) ?? { optimize: true, sourceOf: () => undefined };
+    const o = fineOptions.get(module.id) ?? { optimize: true, sourceOf: () => undefined, outOfProcess: true };
+    // Its asyncify runs there: started now, it loads Binaryen while asc runs here.
+    if (o.outOfProcess) startOptimizerProcess();
     const r = await ascCompile(source, 'fine', o.optimize, (l, t) => mapGeneratedLine(source, l, t, o.sourceOf));
     if (r.diagnostics.length > 0) throw new KernelCompileError(r.diagnostics);
     if (dataSegmentCount(r.binary) > 0) {
       throw new KernelCompileError([{ file: module.meta.sources[0] ?? '(module)', line: 1, column: 1, message: 'the fine-grained form has static data (string literals or constant arrays): kernel modules may not carry static data yet' }]);
     }
-    return asyncify(r.binary);
+    return asyncify(r.binary, o.outOfProcess);
   }) as Promise<Uint8Array>;
 }
 

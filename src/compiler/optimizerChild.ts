@@ -1,10 +1,12 @@
-// The optimizer process's entry (started by optimizerProcess.ts with `node --liftoff-only`):
-// Binaryen's -O3 of each module sent to it over the IPC channel, answered in order of arrival.
+// The optimizer process's entry (started by optimizerProcess.ts): Binaryen's -O3 or asyncify
+// (wasmOptimizer.ts) of each module sent to it over the IPC channel, answered in order of arrival.
 
-import { optimizeO3 } from './wasmOptimizer.js';
+import { asyncifyForRaceTools, optimizeO3 } from './wasmOptimizer.js';
 
-/** A request: optimise `binary`. A reply: the same id with the optimised bytes or the error's message. */
-export interface OptimizeRequest { id: number; binary: Uint8Array }
+/** What the optimizer process does to a module. */
+export type OptimizeJob = 'O3' | 'asyncify';
+/** A request: `job` on `binary`. A reply: the same id with the resulting bytes or the error's message. */
+export interface OptimizeRequest { id: number; job: OptimizeJob; binary: Uint8Array }
 export interface OptimizeReply { id: number; binary?: Uint8Array; error?: string }
 
 const binaryen = (await import('binaryen')).default;
@@ -12,7 +14,7 @@ const binaryen = (await import('binaryen')).default;
 process.on('message', (m: OptimizeRequest) => {
   let reply: OptimizeReply;
   try {
-    reply = { id: m.id, binary: optimizeO3(binaryen, m.binary) };
+    reply = { id: m.id, binary: (m.job === 'asyncify' ? asyncifyForRaceTools : optimizeO3)(binaryen, m.binary) };
   } catch (e) {
     reply = { id: m.id, error: e instanceof Error ? e.message : String(e) };
   }

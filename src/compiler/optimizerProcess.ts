@@ -1,6 +1,6 @@
-// The optimizer process (Node): Binaryen's -O3 of the block and screen forms runs in a child
-// Node process started with `--liftoff-only` (on two cores); the rest of a compile runs in the
-// caller's.
+// The optimizer process (Node): Binaryen's -O3 of the block and screen forms, and asyncify of
+// the fine-grained form, run in a child Node process started with `--liftoff-only` (on two
+// cores); the rest of a compile runs in the caller's.
 //
 // Why: in a fresh process V8 compiles Binaryen's 10 MB of wasm lazily, function by function on
 // the main thread as the optimizer first calls them, and tiers the hot ones up on background
@@ -20,7 +20,7 @@
 // optimise in its own process (optimizeO3), which gives the same bytes or the same error.
 
 import { isNode, packageRootUrl } from '../platform.js';
-import type { OptimizeReply, OptimizeRequest } from './optimizerChild.js';
+import type { OptimizeJob, OptimizeReply, OptimizeRequest } from './optimizerChild.js';
 
 type ChildProcess = import('node:child_process').ChildProcess;
 
@@ -66,7 +66,7 @@ class OptimizerChild {
   }
 
   /** The optimised bytes, or undefined when this process cannot give them. */
-  async optimize(binary: Uint8Array): Promise<Uint8Array | undefined> {
+  async optimize(binary: Uint8Array, job: OptimizeJob): Promise<Uint8Array | undefined> {
     if (this.idleTimer) { clearTimeout(this.idleTimer); this.idleTimer = undefined; }
     const id = this.nextId++;
     const reply = new Promise<Uint8Array | undefined>((resolve) => this.waiting.set(id, resolve));
@@ -74,7 +74,7 @@ class OptimizerChild {
     this.hold(true);
     if (!(await this.ready) || !this.alive || !this.proc.connected) { this.waiting.delete(id); this.idleIfDone(); return undefined; }
     try {
-      this.proc.send({ id, binary } satisfies OptimizeRequest);
+      this.proc.send({ id, job, binary } satisfies OptimizeRequest);
     } catch {
       this.waiting.delete(id);
       this.idleIfDone();
@@ -115,12 +115,13 @@ export function startOptimizerProcess(): void {
 }
 
 /**
- * The block or screen form optimised by the optimizer process, or undefined when there is none
- * (not Node, turned off, failed): the caller then optimises in its own process.
+ * `job` (-O3 of a block or screen form, asyncify of a fine form) done by the optimizer process,
+ * or undefined when there is none (not Node, turned off, failed): the caller then does it in its
+ * own process.
  */
-export async function optimizeOutOfProcess(binary: Uint8Array): Promise<Uint8Array | undefined> {
+export async function optimizeOutOfProcess(binary: Uint8Array, job: OptimizeJob = 'O3'): Promise<Uint8Array | undefined> {
   const c = await running();
-  return c ? c.optimize(binary) : undefined;
+  return c ? c.optimize(binary, job) : undefined;
 }
 
 /** Stops the optimizer process now (tests; a later compile starts a new one). */

@@ -1,5 +1,8 @@
-// Binaryen's -O3 of the block and screen forms, in one place: the compiler runs it in its own
-// process or in the optimizer process (optimizerProcess.ts), and both must give the same bytes.
+// What Binaryen does to the compiler's wasm after asc, in one place: -O3 of the block and screen
+// forms, asyncify of the fine-grained form. The compiler runs these in its own process or in the
+// optimizer process (optimizerProcess.ts), and both must give the same bytes: each sets every
+// Binaryen option it depends on (they are global to a Binaryen instance, and the one that ran
+// last would otherwise leave its own).
 
 import type BinaryenDefault from 'binaryen';
 
@@ -26,16 +29,42 @@ export function optimizeO3(binaryen: Binaryen, binary: Uint8Array): Uint8Array {
   const m = binaryen.readBinary(binary);
   try {
     setAscFeatures(binaryen, m);
-    binaryen.setOptimizeLevel(3);
-    binaryen.setShrinkLevel(0);
-    binaryen.setFastMath(true);
-    binaryen.setAlwaysInlineMaxSize(12);
-    binaryen.setFlexibleInlineMaxSize(70);
-    binaryen.setOneCallerInlineMaxSize(200);
-    binaryen.setAllowInliningFunctionsWithLoops(true);
+    setOptions(binaryen, 3);
     m.optimize();
     return m.emitBinary();
   } finally {
     m.dispose();
   }
+}
+
+/**
+ * Asyncify of the fine-grained form: every function that can reach a scheduling point can unwind
+ * and rewind a thread (the race tools suspend a thread there), then Binaryen's -O2 with the
+ * options of -O3 above (those the fine form was built with whenever the block form had been
+ * optimised before it in the same process).
+ */
+export function asyncifyForRaceTools(binaryen: Binaryen, binary: Uint8Array): Uint8Array {
+  const m = binaryen.readBinary(binary);
+  try {
+    setAscFeatures(binaryen, m);
+    setOptions(binaryen, 2);
+    binaryen.setPassArgument('asyncify-imports', 'simt.accessAt,simt.barrier,simt.fence');
+    m.runPasses(['asyncify']);
+    m.optimize();
+    return m.emitBinary();
+  } finally {
+    binaryen.clearPassArguments();
+    m.dispose();
+  }
+}
+
+/** The optimisation options: level, no shrinking, fast math, asc's -O3 inlining limits. */
+function setOptions(binaryen: Binaryen, level: number): void {
+  binaryen.setOptimizeLevel(level);
+  binaryen.setShrinkLevel(0);
+  binaryen.setFastMath(true);
+  binaryen.setAlwaysInlineMaxSize(12);
+  binaryen.setFlexibleInlineMaxSize(70);
+  binaryen.setOneCallerInlineMaxSize(200);
+  binaryen.setAllowInliningFunctionsWithLoops(true);
 }
