@@ -50,7 +50,8 @@ export interface CompileOptions {
   /** Node: where built modules are cached by content hash (false: no disk cache). */
   cacheDir?: string | false;
   /**
-   * Node: run Binaryen's optimisation of the block form in a child Node process (default true;
+   * Node: run Binaryen's optimisation of the block form, and the asyncify of the fine-grained
+   * form the race tools build from this module, in a child Node process (default true;
    * src/compiler/optimizerProcess.ts says why: a cold compile 1.9-2.3 s instead of 3.0-3.8 s on
    * two cores). The bytes are the same either way; false keeps the whole compile in this process.
    */

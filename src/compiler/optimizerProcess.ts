@@ -28,6 +28,8 @@ type ChildProcess = import('node:child_process').ChildProcess;
 const IDLE_MS = 30_000;
 /** Optimizer processes that may fail (exit before answering, crash) before none is started again. */
 const MAX_FAILURES = 2;
+/** A child not ready by then (loading Binaryen takes 0.4-0.7 s) is killed: no compile waits on it. */
+const READY_TIMEOUT_MS = 20_000;
 
 /** One optimizer process: its requests in flight, answered by id. */
 class OptimizerChild {
@@ -41,8 +43,10 @@ class OptimizerChild {
     let started: (ok: boolean) => void;
     this.ready = new Promise<boolean>((resolve) => { started = resolve; });
     let isReady = false;
+    const startup = setTimeout(() => { if (!isReady) proc.kill(); }, READY_TIMEOUT_MS);
+    startup.unref?.();
     proc.on('message', (m: OptimizeReply) => {
-      if (m.id === -1) { isReady = true; started(true); return; }
+      if (m.id === -1) { isReady = true; clearTimeout(startup); started(true); return; }
       const w = this.waiting.get(m.id);
       if (!w) return;
       this.waiting.delete(m.id);
@@ -52,6 +56,7 @@ class OptimizerChild {
     const exited = () => {
       if (!this.alive) return;
       this.alive = false;
+      clearTimeout(startup);
       started(false);
       // Stopped by us (a disconnect ends it with 0) is no failure; anything else is.
       if (!isReady || proc.signalCode !== null || (proc.exitCode ?? 0) !== 0) failures++;
