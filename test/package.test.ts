@@ -109,18 +109,22 @@ describe('the packed tarball', () => {
       const { compileKernels } = await import('simt/compiler');
       const mod = await compileKernels([{ path: 'mine.ts', source: 'import { threadIdx, blockIdx, blockDim } from "simt/kernel";\\n' +
         'export function twice(a: i32[], n: i32): void { const i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = 2 * a[i]; }' }], { cacheDir: false });
+      // Its -O3 ran in the optimizer process, whose script the package ships (no silent fallback).
+      const { optimizerProcessId } = await import('./node_modules/simt/dist/src/compiler/optimizerProcess.js');
+      const optimizer = await optimizerProcessId();
       const dev2 = await createDevice({ memoryBytes: 32 << 20, workers: 2, modules: [mod] });
       const X = await dev2.upload('i32', [1, 2, 3, 4, 5]);
       await dev2.launch(mod.kernels.twice, { grid: 2, block: 4 }, [X, 5]);
       const twice = Array.from(await X.read());
       await dev2.destroy();
-      console.log(JSON.stringify({ max: r.value, ref: A.reduce((a, b) => Math.max(a, b), -Infinity), outcomes: ex.outcomes.length, vecMax: kernels.vecMax.name, twice }));
+      console.log(JSON.stringify({ max: r.value, ref: A.reduce((a, b) => Math.max(a, b), -Infinity), outcomes: ex.outcomes.length, vecMax: kernels.vecMax.name, twice, optimizer }));
     `);
     const res = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: scratch, encoding: 'utf8', timeout: 60_000 }));
     expect(res.max).toBe(res.ref);
     expect(res.outcomes).toBeGreaterThan(1);
     expect(res.vecMax).toBe('vecMax');
     expect(res.twice).toEqual([2, 4, 6, 8, 10]);
+    expect(res.optimizer).toBeTypeOf('number');
     expect(existsSync(join(target, 'assembly/kernels/vecMax.wgsl'))).toBe(true);
     expect(relative(scratch, target)).toBe(join('node_modules', 'simt'));
   }, 120_000);
