@@ -91,21 +91,32 @@ export interface WorkerHandle {
   unref(): void;
 }
 
+/**
+ * Node: the built file of a module of src/ (`pool/worker.js`), for starting it as a worker or a
+ * child process: beside this module when it runs from dist/, else under the package's dist/
+ * (tests run src/ directly); undefined when neither exists.
+ */
+export async function builtScriptPath(relative: string): Promise<string | undefined> {
+  const { existsSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  for (const u of [new URL(`./${relative}`, import.meta.url), new URL(`dist/src/${relative}`, await packageRootUrl())]) {
+    if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return fileURLToPath(u);
+  }
+  return undefined;
+}
+
 /** The URL of the built worker script (dist/src/pool/worker.js). */
 async function workerUrl(): Promise<URL> {
   if (assets.worker) return assets.worker;
-  const sibling = new URL('./pool/worker.js', import.meta.url);
   if (isNode) {
-    const { existsSync } = await import('node:fs');
-    const { fileURLToPath } = await import('node:url');
-    if (existsSync(fileURLToPath(sibling))) return sibling;
-    const built = new URL('dist/src/pool/worker.js', await packageRootUrl());
-    if (!existsSync(fileURLToPath(built))) {
-      throw new Error(`the worker script ${fileURLToPath(built)} is missing: run \`npm run build\` first`);
+    const { pathToFileURL, fileURLToPath } = await import('node:url');
+    const path = await builtScriptPath('pool/worker.js');
+    if (!path) {
+      throw new Error(`the worker script ${fileURLToPath(new URL('dist/src/pool/worker.js', await packageRootUrl()))} is missing: run \`npm run build\` first`);
     }
-    return built;
+    return pathToFileURL(path);
   }
-  return sibling;
+  return new URL('./pool/worker.js', import.meta.url);
 }
 
 export async function startWorker(name: string): Promise<WorkerHandle> {

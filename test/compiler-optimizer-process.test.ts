@@ -1,6 +1,7 @@
-// The optimizer process (src/compiler/optimizerProcess.ts): Binaryen's -O3 of the block form in a
-// child Node process gives the same bytes as in this process, survives bad input, falls back when
-// the child dies, and never keeps the caller's process alive.
+// The optimizer process (src/compiler/optimizerProcess.ts): Binaryen's -O3 of the block form and
+// asyncify of the fine form in a child Node process give the same bytes as in this process; the
+// child survives bad input, the compile falls back when it dies, and it never keeps the caller's
+// process alive.
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

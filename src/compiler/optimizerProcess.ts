@@ -19,7 +19,7 @@
 // child_process, a spawn that fails, a child that dies, an error inside it) makes the caller
 // optimise in its own process (optimizeO3), which gives the same bytes or the same error.
 
-import { isNode, packageRootUrl } from '../platform.js';
+import { builtScriptPath, isNode } from '../platform.js';
 import type { OptimizeJob, OptimizeReply, OptimizeRequest } from './optimizerChild.js';
 
 type ChildProcess = import('node:child_process').ChildProcess;
@@ -148,16 +148,6 @@ function running(): Promise<OptimizerChild | undefined> {
   return starting;
 }
 
-/** Where the built child script is: beside this module in dist/, else dist/ of the package (tests run src/). */
-async function childScript(): Promise<string | undefined> {
-  const { existsSync } = await import('node:fs');
-  const { fileURLToPath } = await import('node:url');
-  const sibling = new URL('./optimizerChild.js', import.meta.url);
-  if (sibling.protocol === 'file:' && existsSync(fileURLToPath(sibling))) return fileURLToPath(sibling);
-  const built = new URL('dist/src/compiler/optimizerChild.js', await packageRootUrl());
-  return built.protocol === 'file:' && existsSync(fileURLToPath(built)) ? fileURLToPath(built) : undefined;
-}
-
 /**
  * The child's V8 flag, by the cores this process may use. On two cores, --liftoff-only: nothing
  * left to compile once Binaryen is loaded, nothing competing with the compile. On many cores,
@@ -175,7 +165,7 @@ async function spawn(): Promise<OptimizerChild | undefined> {
   // Electron and other embedders: process.execPath is not a plain Node.
   if (process.release?.name !== 'node' || process.versions['electron']) return undefined;
   try {
-    const script = await childScript();
+    const script = await builtScriptPath('compiler/optimizerChild.js');
     if (!script) return undefined;
     const { fork } = await import('node:child_process');
     const { availableParallelism } = await import('node:os');
