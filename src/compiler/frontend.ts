@@ -2055,7 +2055,7 @@ class KernelCompiler {
   }
 
   private isThreadX(e: AstNode): boolean {
-    while (e.kind === NK.Parenthesized) e = e.expression;
+    e = unparen(e);
     if (e.kind === NK.PropertyAccess) return e.expression.kind === NK.Identifier && e.expression.text === 'threadIdx' && e.property.text === 'x' && !this.fn.refs.has(e.expression);
     if (e.kind === NK.Identifier) {
       const d = this.fn.refs.get(e);
@@ -2391,7 +2391,6 @@ function occurrences(text: string, token: string): number[] {
 }
 
 function listOf(s: AstNode): AstNode[] { return s.kind === NK.Block ? s.statements : [s]; }
-
 
 /** The plain name an assignment (`x = …`, `x += …`) or an increment (`++x`, `x--`) writes; undefined for anything else. */
 function assignedName(x: AstNode): AstNode | undefined {

@@ -5,9 +5,12 @@ import { asyncifyForRaceTools, optimizeO3 } from './wasmOptimizer.js';
 
 /** What the optimizer process does to a module. */
 export type OptimizeJob = 'O3' | 'asyncify';
-/** A request: `job` on `binary`. A reply: the same id with the resulting bytes or the error's message. */
+/**
+ * A request: `job` on `binary`. A reply: the same id with the resulting bytes, or without them
+ * when Binaryen failed (the caller then runs the job itself, which reports the error).
+ */
 export interface OptimizeRequest { id: number; job: OptimizeJob; binary: Uint8Array }
-export interface OptimizeReply { id: number; binary?: Uint8Array; error?: string }
+export interface OptimizeReply { id: number; binary?: Uint8Array }
 
 const binaryen = (await import('binaryen')).default;
 
@@ -15,8 +18,8 @@ process.on('message', (m: OptimizeRequest) => {
   let reply: OptimizeReply;
   try {
     reply = { id: m.id, binary: (m.job === 'asyncify' ? asyncifyForRaceTools : optimizeO3)(binaryen, m.binary) };
-  } catch (e) {
-    reply = { id: m.id, error: e instanceof Error ? e.message : String(e) };
+  } catch {
+    reply = { id: m.id };
   }
   process.send!(reply);
 });

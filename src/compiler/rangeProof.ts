@@ -72,6 +72,11 @@ const I32_MIN = '-2147483648', I32_MAX = '2147483647';
 const INT_TYPES: Record<string, 'i32' | 'u32'> = { i32: 'i32', isize: 'i32', u32: 'u32', usize: 'u32' };
 const SMALL_RANGES: Record<string, [number, number]> = { u8: [0, 255], i8: [-128, 127], u16: [0, 65535], i16: [-32768, 32767] };
 const LOOPS: ReadonlySet<number> = new Set([NK.While, NK.For, NK.Do]);
+type Rel = '<' | '<=' | '>' | '>=';
+/** `a op b` is `b MIRROR[op] a`. */
+const MIRROR: Record<string, Rel> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+/** `!(a op b)` is `a NEGATE[op] b`. */
+const NEGATE: Record<string, Rel> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' };
 const JUMPS: ReadonlySet<number> = new Set([NK.Return, NK.Continue, NK.Break]);
 
 function contains(outer: AstNode, inner: AstNode): boolean {
@@ -525,24 +530,22 @@ class ProofWriter {
     if (op === '||') return truth ? [] : [...this.atoms(d, e.left, false), ...this.atoms(d, e.right, false)];
     if (!['<', '<=', '>', '>='].includes(op)) return [];
     const isD = (n: AstNode) => { const u = unparen(n); return u.kind === NK.Identifier && this.x.fn.refs.get(u) === d; };
-    const mirror: Record<string, '<' | '<=' | '>' | '>='> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
-    const negate: Record<string, '<' | '<=' | '>' | '>='> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' };
-    let rel: '<' | '<=' | '>' | '>=', bound: AstNode;
-    if (isD(e.left) && !isD(e.right)) { rel = op as '<'; bound = e.right; }
-    else if (isD(e.right) && !isD(e.left)) { rel = mirror[op]!; bound = e.left; }
+    let rel: Rel, bound: AstNode;
+    if (isD(e.left) && !isD(e.right)) { rel = op as Rel; bound = e.right; }
+    else if (isD(e.right) && !isD(e.left)) { rel = MIRROR[op]!; bound = e.left; }
     else return [];
-    return [{ op: truth ? rel : negate[rel]!, bound }];
+    return [{ op: truth ? rel : NEGATE[rel]!, bound }];
   }
 
   /**
-   * Tries to show that a comparison has `value` for every thread of the block: its proof lines,
-   * or nothing. (Both sides inside [0, 2^31) where either is unsigned, so that the comparison
-   * means the same in i32 and u32.)
+   * Tries to show that a comparison has `value` for every thread of the block: true when it
+   * added the proof lines that check it, false (and no lines) when its sides cannot be followed.
+   * (Both sides inside [0, 2^31) where either is unsigned, so that the comparison means the same
+   * in i32 and u32.)
    */
   fold(cmp: AstNode, value: boolean): boolean {
     const op = operatorOf(cmp);
-    const negate: Record<string, string> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' };
-    const rel = value ? op : negate[op]!;
+    const rel = value ? op : NEGATE[op]!;
     return this.attempt(() => {
       const a = this.operand(cmp.left, 0), b = this.operand(cmp.right, 0);
       if (!a.signed || !b.signed) this.require(`${a.lo} >= 0 && ${b.lo} >= 0`);
@@ -675,23 +678,23 @@ export function applyFolds(body: AstNode, folds: Fold[], make: NodeFactory): () 
   };
   const constant = (value: boolean, at: AstNode): AstNode => (value ? make.createTrueExpression(at.range) : make.createFalseExpression(at.range));
   for (const f of folds) {
-    let node: AstNode = f.node, value = f.value;
-    // Up through parentheses and the && / || it decides.
-    for (;;) {
-      const p = parentOf.get(node);
-      if (p?.kind === NK.Parenthesized) { node = p; continue; }
-      if (p?.kind === NK.Binary && (operatorOf(p) === '&&' || operatorOf(p) === '||')) {
-        const decides = (operatorOf(p) === '&&') !== value; // false in an &&, true in an ||
-        if (decides) { node = p; continue; }
-        const other = p.left === node ? p.right : p.left;
-        const wrapper = make.createParenthesizedExpression(other, p.range);
-        replace(p, wrapper);
-        parentOf.set(other, wrapper);
-        node = undefined as unknown as AstNode;
-      }
-      break;
+    // Up through parentheses and the && / || the value decides (false in an &&, true in an ||),
+    // then: the top one becomes the value, or, under an && / || it does not decide, that
+    // operator becomes its other side.
+    let node: AstNode = f.node;
+    let p = parentOf.get(node);
+    while (p && (p.kind === NK.Parenthesized || (p.kind === NK.Binary && (operatorOf(p) === '&&') !== f.value && ['&&', '||'].includes(operatorOf(p))))) {
+      node = p;
+      p = parentOf.get(node);
     }
-    if (node) replace(node, constant(value, node));
+    if (p?.kind === NK.Binary && (operatorOf(p) === '&&' || operatorOf(p) === '||')) {
+      const other = p.left === node ? p.right : p.left;
+      const wrapper = make.createParenthesizedExpression(other, p.range);
+      replace(p, wrapper);
+      parentOf.set(other, wrapper);
+    } else {
+      replace(node, constant(f.value, node));
+    }
   }
   return () => { for (const u of undo.reverse()) u(); };
 }

@@ -2,7 +2,7 @@
 // helpers, operators with the conversions WGSL requires, calls (Mathf, conversions, atomics,
 // device functions), assignments and increments.
 
-import { type AstNode, NK, LK, textOf, operatorOf, walk } from './ast.js';
+import { type AstNode, NK, LK, textOf, operatorOf, unparen, walk } from './ast.js';
 import { ATOMICS, BARRIERS, CONVERSION_TYPES, INDEX_VARIABLES, PURE_CALLS, SHARED_DECLS, isCollective } from './language.js';
 import { type WType, convert, floatLiteral, intLiteral, reprOf, wtypeOf, isSmall } from './wgslTypes.js';
 import { ACTIVE_LANES_FN, TRAP_OUT_OF_BOUNDS } from './wgslRuntime.js';
@@ -149,7 +149,7 @@ export class ExprEmitter extends TypedEmitter {
 
   /** Whether index e is threadIdx.x itself, or a constant initialised with it (`const t = threadIdx.x`). */
   protected isThreadX(e: AstNode): boolean {
-    while (e.kind === NK.Parenthesized) e = e.expression;
+    e = unparen(e);
     if (e.kind === NK.Identifier) {
       const d = this.fn.refs.get(e);
       return !!d && d.isConst && !d.param && !d.array && !!d.node?.initializer && this.isThreadX(d.node.initializer);

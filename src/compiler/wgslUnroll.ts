@@ -30,7 +30,6 @@ export interface StridedLoop {
   continues: boolean;
 }
 
-
 /** The name an assignment or increment writes, if it is a plain name. */
 function assigned(x: AstNode): AstNode | undefined {
   if (x.kind === NK.Binary && isAssignOp(operatorOf(x)) && x.left.kind === NK.Identifier) return x.left;
