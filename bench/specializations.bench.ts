@@ -325,7 +325,6 @@ function stsSortKernel(name: string, n: number, k = 1000): Workload {
       const restore = (a: DeviceArray<'u32'>, w: Uint32Array) => async () => { await a.upload(w); };
       if (['stsScatterChunks', 'stsLocalSort', 'stsColumnOffsets', 'stsLocalMerge'].includes(name)) {
         const counts = dev.alloc('u32', k * chunks);
-        await counts.fill(0);
         await launch('stsCountChunks', chunk, [digis, counts, n, k, bad, 1]);
         const colOff = dev.alloc('u32', k * chunks), totals = dev.alloc('u32', k);
         await launch('stsColumnOffsets', each(k), [counts, colOff, totals, k, chunks]);

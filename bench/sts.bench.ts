@@ -25,23 +25,35 @@ async function timeRuns(reps: number, fn: () => Promise<number>, warmups = 1): P
 }
 
 /**
- * stsSort end to end: host {channel, time} arrays in, host arrays out (default method), against
- * its own device part (`ms`) in the same runs: what the upload and read-back add.
+ * stsSort end to end (default method) against its own device part (`computeMs`) in the same runs:
+ * host {channel, time} arrays in and host copies out; and, with the columns already in device
+ * memory (filled in place through `view()`, as a reader would) and `output: 'mapped'`, what is
+ * left when nothing is copied.
  */
-async function endToEnd(dev: Device, words: Uint32Array, channels: number, reps: number): Promise<BenchRecord> {
+async function endToEnd(dev: Device, words: Uint32Array, channels: number, reps: number): Promise<BenchRecord[]> {
   const n = words.length / 2;
   const digis = { channel: new Uint32Array(n), time: new Uint32Array(n) };
   for (let i = 0; i < n; i++) { digis.channel[i] = words[2 * i]!; digis.time[i] = words[2 * i + 1]!; }
-  const walls: number[] = [], device: number[] = [];
-  for (let r = -(n <= 1_000_000 ? SMALL_WARMUPS : 1); r < reps; r++) {
-    const t0 = performance.now();
-    const res = await stsSort(dev, digis, { nChannels: channels });
-    const wall = performance.now() - t0;
-    if (res.channel!.length !== n) throw new Error('stsSort end-to-end: wrong output length');
-    if (r < 0) continue; // warm-up
-    walls.push(wall); device.push(res.ms);
+  const onDevice = { channel: await dev.upload('u32', digis.channel), time: await dev.upload('u32', digis.time) };
+  const out: BenchRecord[] = [];
+  try {
+    for (const [name, input, output] of [['stsSort/chunked end-to-end', digis, 'host'], ['stsSort/chunked end-to-end, device columns + mapped', onDevice, 'mapped']] as const) {
+      const walls: number[] = [], device: number[] = [];
+      for (let r = -(n <= 1_000_000 ? SMALL_WARMUPS : 1); r < reps; r++) {
+        const t0 = performance.now();
+        const res = await stsSort(dev, input, { nChannels: channels, output });
+        const wall = performance.now() - t0;
+        if (res.channel!.length !== n) throw new Error('stsSort end-to-end: wrong output length');
+        res.free();
+        if (r < 0) continue; // warm-up
+        walls.push(wall); device.push(res.ms);
+      }
+      out.push(record(name, 'simt-wasm', n, median(walls), { bytes: 16 * n, workers: dev.workers, samples: walls.length, channels, computeMs: median(device) }));
+    }
+  } finally {
+    onDevice.channel.free(); onDevice.time.free();
   }
-  return record('stsSort/chunked end-to-end', 'simt-wasm', n, median(walls), { bytes: 16 * n, workers: dev.workers, samples: walls.length, channels, computeMs: median(device) });
+  return out;
 }
 
 /**
@@ -119,8 +131,10 @@ export const suite: BenchSuite = {
             if (!ok) ctx.log(`sts: ${method} n=${n} channels=${channels}: output differs from the reference`);
           }
           input.free();
-          out.push(await endToEnd(dev, words, channels, n > 1_000_000 ? 5 : 9));
-          ctx.log(`  sts chunked end-to-end n=${n} k=${channels}: ${out[out.length - 1]!.ms.toFixed(1)} ms (device part ${(out[out.length - 1]!['computeMs'] as number).toFixed(1)} ms)`);
+          for (const r of await endToEnd(dev, words, channels, n > 1_000_000 ? 5 : 9)) {
+            out.push(r);
+            ctx.log(`  ${r.name} n=${n} k=${channels}: ${r.ms.toFixed(1)} ms (device part ${(r['computeMs'] as number).toFixed(1)} ms)`);
+          }
           if (native.ok) {
             progress(`stsSort native-c n=${n} channels=${channels}`);
             const r = await runNative('stsSortByChannel', { n, seed: 1, threads: dev.workers, repeat: 7, extra: { channels } });

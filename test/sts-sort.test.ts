@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { testDevice } from './helpers.js';
 import { createDevice, type Device } from '../src/device.js';
-import { generateStsDigis } from '../src/jobs/sts/generate.js';
+import { generateStsDigis, StsInputError } from '../src/jobs/sts/generate.js';
 import { sortDigisReference, type StsDigis } from '../src/jobs/sts/reference.js';
-import { stsSort, StsChannelRangeError, STS_SORT_METHODS, type StsSortMethod, interleaveDigis } from '../src/jobs/sts/run.js';
+import { stsSort, StsChannelRangeError, STS_SORT_METHODS, type StsSortMethod, interleaveDigis, deinterleaveDigis as deinterleave } from '../src/jobs/sts/run.js';
 import { stsDigisForBench, stsSortByChannelReference } from '../src/data/synthetic.js';
 
 const D = (pairs: [number, number][]): StsDigis => ({
@@ -89,6 +89,81 @@ describe.each(['wasm', 'serial'] as const)('stsSort on %s', (backend) => {
     const before = dev.memoryInfo().allocations;
     await check(dev, D([[1, 1], [0, 2]]), 5, method);
     expect(dev.memoryInfo().allocations).toBe(before);
+  });
+
+  it.each(STS_SORT_METHODS)('%s: every input form × every output form gives the same digis, and frees what it holds', async (method) => {
+    const d = generateStsDigis({ n: 5003, nChannels: 37, seed: 11 });
+    const ref = sortDigisReference(d);
+    const words = interleaveDigis(d);
+    const before = dev.memoryInfo().allocations;
+    const dChannel = await dev.upload('u32', d.channel), dTime = await dev.upload('u32', d.time), dWords = await dev.upload('u32', words);
+    const inputs = { 'host columns': d, 'device columns': { channel: dChannel, time: dTime }, 'host words': words, 'device words': dWords };
+    for (const [form, input] of Object.entries(inputs)) {
+      for (const output of ['host', 'mapped', 'device'] as const) {
+        const r = await stsSort(dev, input, { nChannels: 37, method, output });
+        const got = output === 'device' ? deinterleave(await r.device!.read()) : { channel: r.channel!, time: r.time! };
+        expect(r.mapped, `${form} → ${output}`).toBe(output === 'mapped' && dev.hostMapped);
+        expect(got.channel, `${form} → ${output}`).toEqual(ref.channel);
+        if (method === 'atomic') expect(byChannel(got)).toEqual(byChannel(ref));
+        else expect(got.time, `${form} → ${output}`).toEqual(ref.time);
+        r.free();
+      }
+    }
+    // the inputs are left as they were; after free() only the inputs remain allocated
+    expect(await dChannel.read()).toEqual(d.channel);
+    expect(await dTime.read()).toEqual(d.time);
+    expect(await dWords.read()).toEqual(words);
+    expect(dev.memoryInfo().allocations).toBe(before + 3);
+    dChannel.free(); dTime.free(); dWords.free();
+  });
+
+  it('mapped output: the views show device memory until free(); empty input gives empty columns', async () => {
+    const d = generateStsDigis({ n: 2000, nChannels: 9, seed: 5 });
+    const r = await stsSort(dev, d, { nChannels: 9, output: 'mapped' });
+    expect(r.mapped).toBe(dev.hostMapped);
+    if (dev.hostMapped) {
+      // a view of the device's memory: the same buffer as any device array's view
+      const probe = dev.alloc('u32', 1);
+      expect(r.channel!.buffer).toBe(probe.view().buffer);
+      probe.free();
+    }
+    expect(r.channel).toEqual(sortDigisReference(d).channel);
+    r.free();
+    r.free(); // twice is harmless
+    for (const output of ['host', 'mapped'] as const) {
+      const e = await stsSort(dev, D([]), { nChannels: 3, output });
+      expect([e.channel!.length, e.time!.length]).toEqual([0, 0]);
+      e.free();
+    }
+  });
+
+  it('bad columns and options are StsInputError, and leave nothing allocated', async () => {
+    const before = dev.memoryInfo().allocations;
+    const c = await dev.upload('u32', Uint32Array.of(1, 2)), i32 = await dev.upload('i32', Int32Array.of(1, 2));
+    const cases: [unknown, object, RegExp][] = [
+      [{ channel: c, time: Uint32Array.of(1, 2) }, {}, /both Uint32Array or both u32 device arrays/],
+      [{ channel: c, time: i32 }, {}, /time must be a u32 array, got i32/],
+      [{ channel: c, time: await dev.upload('u32', Uint32Array.of(1)) }, {}, /differ in length/],
+      [{ channel: Uint32Array.of(1), time: Uint32Array.of(1) }, { output: 'file' }, /unknown output 'file'/],
+    ];
+    for (const [input, opts, msg] of cases) {
+      const err = await stsSort(dev, input as StsDigis, { nChannels: 4, ...opts }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StsInputError);
+      expect(String((err as Error).message)).toMatch(msg);
+    }
+    (cases[2]![0] as { time: { free(): void } }).time.free();
+    c.free(); i32.free();
+    expect(dev.memoryInfo().allocations).toBe(before);
+  });
+
+  it('device columns with a bad channel: the typed error names the first bad digi', async () => {
+    const channel = await dev.upload('u32', Uint32Array.of(0, 1, 9, 2, 12)), time = await dev.upload('u32', Uint32Array.of(1, 2, 3, 4, 5));
+    for (const method of STS_SORT_METHODS) {
+      const err = await stsSort(dev, { channel, time }, { nChannels: 5, method }).catch((e: unknown) => e);
+      expect(err, method).toBeInstanceOf(StsChannelRangeError);
+      expect(err, method).toMatchObject({ index: 2, channel: 9, nChannels: 5 });
+    }
+    channel.free(); time.free();
   });
 
   it('accepts interleaved words and device arrays, and agrees with the bench reference', async () => {

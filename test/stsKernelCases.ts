@@ -78,7 +78,7 @@ export function countingCases(d: Uint32Array, k: number, grid: number, block: nu
   const cases: StsKernelCase[] = [];
   for (const layout of [0, 1]) {
     cases.push({ label: `${at}, layout ${layout}`, kernel: 'stsCountChunks', grid, block,
-      args: [d, new Uint32Array(p * k), n, k, U([0xffffffff]), layout], expected: [d, layout ? counts : channelMajor, n, k, U([bad]), layout] });
+      args: [d, new Uint32Array(p * k).fill(0xdeadbeef), n, k, U([0xffffffff]), layout], expected: [d, layout ? counts : channelMajor, n, k, U([bad]), layout] });
   }
   cases.push({ label: at, kernel: 'stsColumnOffsets', grid, block, args: [counts, new Uint32Array(p * k), new Uint32Array(k), k, p], expected: [counts, colOff, totals, k, p] });
   cases.push({ label: at, kernel: 'stsScatterChunks', grid, block, args: [d, fresh(), colOff, chanStart, n, k], expected: [d, sorted, add(colOff, counts), chanStart, n, k] });
@@ -87,7 +87,23 @@ export function countingCases(d: Uint32Array, k: number, grid: number, block: nu
   cases.push({ label: at, kernel: 'stsLocalMerge', grid, block, args: [tmp, fresh(), counts, add(local, counts), colOff, chanStart, n, k],
     expected: [tmp, sorted, counts, add(local, counts), colOff, chanStart, n, k] });
   cases.push({ label: at, kernel: 'stsCheckChannels', grid, block, args: [d, n, k, U([0xffffffff])], expected: [d, n, k, U([bad])] });
+  // The same sort over two arrays {channel, time}: columns of d in, columns of `sorted` out.
+  const [channel, time] = columnsOf(d), [sortedChannel, sortedTime] = columnsOf(sorted);
+  const freshColumn = () => new Uint32Array(n).fill(0xdeadbeef);
+  cases.push({ label: at, kernel: 'stsCountChunksSoA', grid, block,
+    args: [channel, new Uint32Array(p * k).fill(0xdeadbeef), n, k, U([0xffffffff])], expected: [channel, counts, n, k, U([bad])] });
+  cases.push({ label: at, kernel: 'stsScatterChunksSoA', grid, block, args: [channel, time, freshColumn(), freshColumn(), colOff, chanStart, n, k],
+    expected: [channel, time, sortedChannel, sortedTime, add(colOff, counts), chanStart, n, k] });
+  cases.push({ label: at, kernel: 'stsInterleaveDigis', grid, block, args: [channel, time, fresh(), n], expected: [channel, time, d, n] });
+  cases.push({ label: at, kernel: 'stsSplitDigis', grid, block, args: [d, freshColumn(), freshColumn(), n], expected: [d, channel, time, n] });
   return cases;
+}
+
+/** Interleaved (channel, time) words → their two columns. */
+function columnsOf(w: Uint32Array): [Uint32Array, Uint32Array] {
+  const n = w.length / 2, c = new Uint32Array(n), t = new Uint32Array(n);
+  for (let i = 0; i < n; i++) { c[i] = w[2 * i]!; t[i] = w[2 * i + 1]!; }
+  return [c, t];
 }
 
 // --- the merge and key sorts' kernels ------------------------------------------------------------

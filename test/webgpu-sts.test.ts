@@ -181,15 +181,15 @@ describe('STS counting kernels: webgpu vs wasm', () => {
       expect(chans(b[1]!)).toEqual(chans(a[1]!));
     }
   });
-  it('stsCountChunks (both layouts), stsColumnOffsets, stsScatterChunks and the local kernels', async () => {
+  it('stsCountChunks (both layouts), stsColumnOffsets, stsScatterChunks, the local kernels, their column (SoA) forms and the layout conversions', async () => {
     let seed = 200;
     for (const { n, k } of cases.filter((c) => c.k <= 4096)) {
       for (const [grid, block] of [[4, 1], [3, 5], [2, 64]] as const) {
         const P = grid * block;
         const shape = { grid, block };
         const d = digisWords(n, k, seed++);
-        await same(shipped.kernels.stsCountChunks!, shape, [d, new Uint32Array(k * P), n, k, Uint32Array.of(0xffffffff), 0], `layout 0 n=${n}`);
-        const [, counts] = await same(shipped.kernels.stsCountChunks!, shape, [d, new Uint32Array(k * P), n, k, Uint32Array.of(0xffffffff), 1], `layout 1 n=${n}`);
+        await same(shipped.kernels.stsCountChunks!, shape, [d, new Uint32Array(k * P).fill(7), n, k, Uint32Array.of(0xffffffff), 0], `layout 0 n=${n}`);
+        const [, counts] = await same(shipped.kernels.stsCountChunks!, shape, [d, new Uint32Array(k * P).fill(7), n, k, Uint32Array.of(0xffffffff), 1], `layout 1 n=${n}`);
         const [, colOff, totals] = await same(sts.stsColumnOffsets, { grid: 3, block: 100 }, [counts!, new Uint32Array(k * P), new Uint32Array(k), k, P]);
         const chanStart = new Uint32Array(k);
         for (let c = 1; c < k; c++) chanStart[c] = chanStart[c - 1]! + totals![c - 1]!;
@@ -197,6 +197,12 @@ describe('STS counting kernels: webgpu vs wasm', () => {
         const [, local] = await same(shipped.kernels.stsLocalOffsets!, shape, [counts!, new Uint32Array(k * P), k]);
         const [, tmp, localEnd] = await same(sts.stsLocalSort, shape, [d, new Uint32Array(2 * n), local!, n, k]);
         await same(sts.stsLocalMerge, shape, [tmp!, new Uint32Array(2 * n), counts!, localEnd!, colOff!, chanStart, n, k]);
+        // the same sort over columns {channel, time}, and the conversions between the layouts
+        const [, channel, time] = await same(shipped.kernels.stsSplitDigis!, { grid: 3, block: 64 }, [d, new Uint32Array(n), new Uint32Array(n), n]);
+        await same(shipped.kernels.stsInterleaveDigis!, { grid: 2, block: 32 }, [channel!, time!, new Uint32Array(2 * n), n]);
+        const [, countsSoA] = await same(shipped.kernels.stsCountChunksSoA!, shape, [channel!, new Uint32Array(k * P).fill(7), n, k, Uint32Array.of(0xffffffff)]);
+        expect(countsSoA, `stsCountChunksSoA n=${n}`).toEqual(counts);
+        await same(shipped.kernels.stsScatterChunksSoA!, shape, [channel!, time!, new Uint32Array(n), new Uint32Array(n), colOff!.slice(), chanStart, n, k]);
       }
     }
   });

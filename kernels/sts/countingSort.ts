@@ -10,12 +10,16 @@
 //   prefixSum = exclusive scan of digisPerChannel;          // the thread's own
 //   for (int i = begin(g); i < begin(g + 1); i++) sorted[prefixSum[a[i].channel]++] = a[i];
 //
-// chunked (the native baseline's algorithm): stsCountChunks (layout 1, row g of P·k cells) →
+// chunked (the native baseline's algorithm): stsCountChunks (layout 1, row g of P·k cells, zeroed by g) →
 // stsColumnOffsets (per channel, the rows' exclusive scan and the channel total) → scan of the
 // totals → stsScatterChunks (thread g writes its chunk at chanStart[c] + colOff[g·k + c]++).
 // local (the talk's sorted[n/p]): stsCountChunks → stsLocalOffsets (thread g scans its own row)
 // → stsLocalSort (thread g counting-sorts its chunk into its slice of tmp) → stsColumnOffsets →
 // scan → stsLocalMerge (thread g moves each (thread, channel) segment to its global place).
+//
+// chunked over two arrays {channel, time} (the job's default when the digis come as columns):
+// stsCountChunksSoA → stsColumnOffsets → scan → stsScatterChunksSoA, the same steps without
+// interleaving the columns into words first or splitting them after.
 //
 // The talk writes these steps as the per-thread loops above; each kernel here is one of them.
 //
@@ -42,10 +46,17 @@ function mulDiv(a: u32, b: u32, c: u32): u32 {
 /** The first digi of thread g's chunk: ⌊g·n/P⌋ = g·⌊n/P⌋ + ⌊g·(n mod P)/P⌋ (CUDA: (long long)g * n / P). */
 function chunkBegin(g: i32, p: i32, n: i32): i32 { return g * (n / p) + <i32>mulDiv(<u32>g, <u32>(n % p), <u32>p); }
 
-/** Thread g counts its chunk: layout 0, channel-major hist[c·P + g]; 1, thread-major hist[g·k + c]. hist zeroed. */
+/**
+ * Thread g counts its chunk: layout 0, channel-major hist[c·P + g]; 1, thread-major hist[g·k + c].
+ * Thread g first zeroes its own k cells, so the table needs no clearing before the launch: the
+ * clearing is spread over the threads as native C's memset inside its parallel region, where a
+ * host fill of P·k cells ran on one core (1.3 of 5.4 ms at 16 workers, 100k channels).
+ */
 export function stsCountChunks(digis: u32[], hist: u32[], n: i32, nChannels: u32, bad: u32[], layout: i32): void {
   const p = gridDim.x * blockDim.x;
   const g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (layout == 0) for (let c: u32 = 0; c < nChannels; c++) hist[c * <u32>p + <u32>g] = 0;
+  else for (let c: u32 = 0; c < nChannels; c++) hist[<u32>g * nChannels + c] = 0;
   const end = chunkBegin(g + 1, p, n);
   for (let i = chunkBegin(g, p, n); i < end; i++) {
     const c = digis[2 * i];
@@ -68,6 +79,40 @@ export function stsScatterChunks(digis: u32[], out: u32[], colOff: u32[], chanSt
     colOff[cell] += 1;
     out[2 * pos] = c;
     out[2 * pos + 1] = digis[2 * i + 1];
+  }
+}
+
+/**
+ * stsCountChunks (layout 1) over the channel column of digis held as two arrays {channel, time}:
+ * the count reads 4 bytes a digi instead of every other word of 8, and no interleaving pass runs.
+ */
+export function stsCountChunksSoA(channel: u32[], hist: u32[], n: i32, nChannels: u32, bad: u32[]): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const row = <u32>g * nChannels;
+  for (let c: u32 = 0; c < nChannels; c++) hist[row + c] = 0;
+  const end = chunkBegin(g + 1, p, n);
+  for (let i = chunkBegin(g, p, n); i < end; i++) {
+    const c = channel[i];
+    if (c >= nChannels) atomicMin(bad, 0, <u32>i);
+    else hist[row + c] += 1;
+  }
+}
+
+/** stsScatterChunks from and to two arrays {channel, time}: thread g writes its chunk at chanStart[c] + colOff[g·k + c]++. */
+export function stsScatterChunksSoA(channel: u32[], time: u32[], outChannel: u32[], outTime: u32[], colOff: u32[], chanStart: u32[],
+                                    n: i32, nChannels: u32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const end = chunkBegin(g + 1, p, n);
+  for (let i = chunkBegin(g, p, n); i < end; i++) {
+    const c = channel[i];
+    if (c >= nChannels) continue;
+    const cell = <u32>g * nChannels + c;
+    const pos = chanStart[c] + colOff[cell];
+    colOff[cell] += 1;
+    outChannel[pos] = c;
+    outTime[pos] = time[i];
   }
 }
 

@@ -16,6 +16,12 @@
 //   'key'      the xpu approach: keys channel << 32 | time, tile sort in shared memory, merge
 //              rounds. Sorts any input by (channel, time).
 //
+// Digis given as two arrays {channel, time} (host arrays, copied in once, or device arrays used
+// in place) sort as columns with 'chunked' (kernels/sts/countingSort.ts's SoA kernels: no
+// interleaving before, no split after); the other methods interleave them on the device first
+// (kernels/sts/layout.ts). `output: 'mapped'` returns the sorted columns as views of device
+// arrays (no read-back copy, no fresh host pages).
+//
 // Every method first checks channel < nChannels on the device and throws StsChannelRangeError
 // (naming the first bad digi) before any output is written.
 
@@ -29,7 +35,7 @@ import {
 } from '../../kernels/sts.js';
 import { shippedKernels } from '../../shippedModule.js';
 import { gridStrideShape } from '../../ops/launchShape.js';
-import { readElement, readWith, uploadWith } from '../../memory/hostAccess.js';
+import { readElement, readWith } from '../../memory/hostAccess.js';
 import { exclusiveScan } from '../../ops/scan.js';
 import { StsInputError, type StsDigis } from './generate.js';
 
@@ -55,8 +61,13 @@ export interface StsSortOptions {
   mergeElementsPerThread?: number;
   /** Threads per block of the key sort's tile sort: tiles of 2·block keys (power of two, default 512). */
   tileBlock?: number;
-  /** 'host' (default): read the result back; 'device': leave it on the device (caller frees). */
-  output?: 'host' | 'device';
+  /**
+   * 'host' (default): `channel`/`time` are host copies. 'mapped': they are views of device arrays
+   * the result keeps (no copy, see DeviceArray.view) until `result.free()` or the device is
+   * destroyed; on a device without host mapping (webgpu) they are copies all the same.
+   * 'device': the sorted (channel, time) words stay on the device as `device` (caller frees).
+   */
+  output?: 'host' | 'mapped' | 'device';
 }
 
 export interface StsSortResult {
@@ -75,6 +86,10 @@ export interface StsSortResult {
   launches: LaunchStats[];
   /** Wall time of the device part (upload and read-back excluded), ms. */
   ms: number;
+  /** True when `channel`/`time` are views of device memory (`output: 'mapped'` on a host-mapped device). */
+  mapped: boolean;
+  /** Frees the device arrays the result holds (a mapped result's views, `device`); their contents are then undefined. */
+  free(): void;
 }
 
 /** (channel, time) arrays → one u32[2n] of interleaved words. */
@@ -83,12 +98,6 @@ export function interleaveDigis(d: StsDigis): Uint32Array {
   const out = new Uint32Array(2 * n);
   for (let i = 0; i < n; i++) { out[2 * i] = d.channel[i]!; out[2 * i + 1] = d.time[i]!; }
   return out;
-}
-
-/** (channel, time) arrays → `out`, u32[2n] of interleaved words (a device array's view, say). */
-function interleaveInto(d: StsDigis, out: Uint32Array): void {
-  const n = d.channel.length, ch = d.channel, t = d.time;
-  for (let i = 0; i < n; i++) { out[2 * i] = ch[i]!; out[2 * i + 1] = t[i]!; }
 }
 
 /** u32[2n] interleaved words → (channel, time) arrays. */
@@ -100,77 +109,148 @@ export function deinterleaveDigis(words: Uint32Array): StsDigis {
   return { channel, time };
 }
 
+/** STS digis as two device arrays (u32, equal lengths), e.g. filled in place through `view()`. */
+export interface StsDeviceDigis {
+  channel: DeviceArray<'u32'>;
+  time: DeviceArray<'u32'>;
+}
+
 function isDeviceArray(x: unknown): x is DeviceArray<'u32'> {
   return typeof x === 'object' && x !== null && 'byteOffset' in x && 'dtype' in x && typeof (x as DeviceArray).read === 'function';
 }
 
+const OUTPUTS = ['host', 'mapped', 'device'] as const;
+
+/** The input on the device: interleaved words, or the two columns; `owned` are freed after the sort. */
+interface DeviceInput { words?: DeviceArray<'u32'>; columns?: StsDeviceDigis; n: number; owned: DeviceArray<'u32'>[] }
+
+async function deviceInput(device: GpuDevice, digis: StsDigis | StsDeviceDigis | Uint32Array | DeviceArray<'u32'>): Promise<DeviceInput> {
+  if (isDeviceArray(digis)) {
+    if (digis.dtype !== 'u32' || digis.length % 2 !== 0) throw new StsInputError(`device digis must be a u32 array of 2n words, got ${digis.dtype}[${digis.length}]`);
+    return { words: digis, n: digis.length / 2, owned: [] };
+  }
+  if (digis instanceof Uint32Array) {
+    if (digis.length % 2 !== 0) throw new StsInputError(`interleaved digis need an even number of words, got ${digis.length}`);
+    const words = await device.upload('u32', digis);
+    return { words, n: digis.length / 2, owned: [words] };
+  }
+  const { channel, time } = (digis ?? {}) as Partial<StsDigis & StsDeviceDigis>;
+  const onDevice = isDeviceArray(channel) && isDeviceArray(time);
+  if (!onDevice && !(channel instanceof Uint32Array && time instanceof Uint32Array)) {
+    throw new StsInputError('digis must be { channel, time } (both Uint32Array or both u32 device arrays), interleaved words or a device array of them');
+  }
+  if (channel.length !== time.length) throw new StsInputError(`channel (${channel.length}) and time (${time.length}) arrays differ in length`);
+  if (onDevice) {
+    for (const [name, a] of [['channel', channel], ['time', time]] as const) {
+      if (a.dtype !== 'u32') throw new StsInputError(`device digis' ${name} must be a u32 array, got ${a.dtype}`);
+      if (a.device !== device) throw new StsInputError(`device digis' ${name} belongs to another device`);
+    }
+    return { columns: { channel, time }, n: channel.length, owned: [] };
+  }
+  // Host columns: one copy each into device memory (a memcpy on host-mapped devices); the
+  // interleaving, where a method needs it, then runs on the device.
+  const owned: DeviceArray<'u32'>[] = [];
+  try {
+    const dChannel = await device.upload('u32', channel.length ? channel : new Uint32Array(1));
+    owned.push(dChannel);
+    const dTime = await device.upload('u32', time.length ? time : new Uint32Array(1));
+    owned.push(dTime);
+    return { columns: { channel: dChannel, time: dTime }, n: channel.length, owned };
+  } catch (e) {
+    for (const a of owned) a.free();
+    throw e;
+  }
+}
+
 /**
- * Sorts STS digis by (channel, time) on `device`. `digis` is {channel, time}, a u32[2n] of
- * interleaved (channel, time) words, or such an array already on the device (left unchanged).
+ * Sorts STS digis by (channel, time) on `device`. `digis` is {channel, time} (host arrays, or
+ * device arrays used in place), a u32[2n] of interleaved (channel, time) words, or such an array
+ * already on the device (left unchanged). Digis given as columns sort as columns with the default
+ * method ('chunked'): no interleaving pass before nor split after.
  */
 export async function stsSort(
-  device: GpuDevice, digis: StsDigis | Uint32Array | DeviceArray<'u32'>, options: StsSortOptions,
+  device: GpuDevice, digis: StsDigis | StsDeviceDigis | Uint32Array | DeviceArray<'u32'>, options: StsSortOptions,
 ): Promise<StsSortResult> {
   const method = options.method ?? 'chunked';
   if (!STS_SORT_METHODS.includes(method)) throw new StsInputError(`unknown method '${String(method)}' (use ${STS_SORT_METHODS.join(', ')})`);
+  const output = options.output ?? 'host';
+  if (!OUTPUTS.includes(output)) throw new StsInputError(`unknown output '${String(output)}' (use ${OUTPUTS.join(', ')})`);
   const nChannels = options.nChannels;
   if (!Number.isSafeInteger(nChannels) || nChannels < 1 || nChannels > 0xffffffff) {
     throw new StsInputError(`nChannels must be an integer in [1, 2^32 - 1], got ${String(nChannels)}`);
   }
-  let input: DeviceArray<'u32'>;
-  let owned = false;
-  if (isDeviceArray(digis)) {
-    if (digis.dtype !== 'u32' || digis.length % 2 !== 0) throw new StsInputError(`device digis must be a u32 array of 2n words, got ${digis.dtype}[${digis.length}]`);
-    input = digis;
-  } else if (digis instanceof Uint32Array) {
-    if (digis.length % 2 !== 0) throw new StsInputError(`interleaved digis need an even number of words, got ${digis.length}`);
-    input = await device.upload('u32', digis);
-    owned = true;
-  } else {
-    if (!(digis?.channel instanceof Uint32Array) || !(digis.time instanceof Uint32Array)) {
-      throw new StsInputError('digis must be { channel: Uint32Array, time: Uint32Array }, interleaved words or a device array');
-    }
-    if (digis.channel.length !== digis.time.length) {
-      throw new StsInputError(`channel (${digis.channel.length}) and time (${digis.time.length}) arrays differ in length`);
-    }
-    // Interleaved straight into the device array on host-mapped devices: no host staging copy.
-    const d = digis;
-    input = await uploadWith(device, 'u32', 2 * d.channel.length, (v) => interleaveInto(d, v));
-    owned = true;
-  }
-  const n = input.length / 2;
-  if (n > 0x7fffffff) throw new StsInputError(`at most 2^31 - 1 digis, got ${n}`);
+  const input = await deviceInput(device, digis);
+  const n = input.n;
   const launches: LaunchStats[] = [];
-  const t0 = performance.now();
-  let out: DeviceArray<'u32'> | undefined;
   const extra: { runs?: number; rounds?: number } = {};
+  // Arrays that end in the result (output 'device' or 'mapped'); everything else is freed here.
+  const kept: DeviceArray<'u32'>[] = [];
+  const temporary: DeviceArray<'u32'>[] = [...input.owned];
+  const alloc = (length: number, keep: boolean) => {
+    const a = device.alloc('u32', length);
+    (keep ? kept : temporary).push(a);
+    return a;
+  };
+  let returned = false;
   try {
-    out = device.alloc('u32', 2 * n);
-    if (n > 0) {
-      const ctx: Ctx = { device, input, out, n, nChannels, options, launches, extra, k: await stsKernels(device) };
-      switch (method) {
-        case 'atomic': await sortAtomic(ctx); break;
-        case 'chunked': await sortChunked(ctx); break;
-        case 'local': await sortLocal(ctx); break;
-        case 'merge': await sortMerge(ctx); break;
-        case 'key': await sortKey(ctx); break;
+    if (n > 0x7fffffff) throw new StsInputError(`at most 2^31 - 1 digis, got ${n}`);
+    const t0 = performance.now();
+    const k = n > 0 ? await stsKernels(device) : undefined;
+    const mapped = output === 'mapped' && device.hostMapped;
+    let columnsOut: StsDeviceDigis | undefined;
+    let wordsOut: DeviceArray<'u32'> | undefined;
+    if (input.columns && method === 'chunked' && output !== 'device') {
+      columnsOut = { channel: alloc(n, mapped), time: alloc(n, mapped) };
+      if (n > 0) await sortChunkedColumns({ device, n, nChannels, options, launches, k: k! }, input.columns, columnsOut);
+    } else {
+      let words = input.words;
+      if (!words) {
+        words = alloc(2 * n, false);
+        if (n > 0) launches.push(await device.launch(k!.stsInterleaveDigis, gridStrideShape(device, n, options.block ?? 256), [input.columns!.channel, input.columns!.time, words, n]));
+      }
+      wordsOut = alloc(2 * n, output === 'device');
+      if (n > 0) {
+        const ctx: Ctx = { device, input: words, out: wordsOut, n, nChannels, options, launches, extra, k: k! };
+        switch (method) {
+          case 'atomic': await sortAtomic(ctx); break;
+          case 'chunked': await sortChunked(ctx); break;
+          case 'local': await sortLocal(ctx); break;
+          case 'merge': await sortMerge(ctx); break;
+          case 'key': await sortKey(ctx); break;
+        }
+        if (mapped) {
+          columnsOut = { channel: alloc(n, true), time: alloc(n, true) };
+          launches.push(await device.launch(k!.stsSplitDigis, gridStrideShape(device, n, options.block ?? 256), [wordsOut, columnsOut.channel, columnsOut.time, n]));
+        }
       }
     }
     const ms = performance.now() - t0;
-    const result: StsSortResult = { method, n, timeOrdered: method !== 'atomic', launches, ms, ...extra };
-    if (options.output === 'device') {
-      result.device = out;
-      out = undefined;
+    const held = kept.splice(0);
+    const result: StsSortResult = {
+      method, n, timeOrdered: method !== 'atomic', launches, ms, ...extra, mapped: false,
+      free: () => { for (const a of held.splice(0)) if (!a.freed) a.free(); },
+    };
+    if (output === 'device') {
+      result.device = wordsOut;
+    } else if (mapped && n > 0) {
+      await device.synchronize();
+      result.channel = columnsOut!.channel.view(0, n);
+      result.time = columnsOut!.time.view(0, n);
+      result.mapped = true;
+    } else if (columnsOut) {
+      [result.channel, result.time] = n > 0 ? await Promise.all([columnsOut.channel.read(0, n), columnsOut.time.read(0, n)]) : [new Uint32Array(0), new Uint32Array(0)];
     } else {
       // Split straight from the device array (host-mapped devices): no intermediate copy.
-      const d = await readWith(out, deinterleaveDigis);
+      const d = await readWith(wordsOut!, deinterleaveDigis, 0, 2 * n);
       result.channel = d.channel;
       result.time = d.time;
     }
+    if (!result.mapped && output !== 'device') result.free();
+    returned = true;
     return result;
   } finally {
-    out?.free();
-    if (owned) input.free();
+    for (const a of temporary) if (!a.freed) a.free();
+    if (!returned) for (const a of kept) if (!a.freed) a.free();
   }
 }
 
@@ -180,7 +260,7 @@ interface Ctx {
 }
 
 /**
- * The sorts' kernels: the four that run as written per thread (kernels/sts/, simt's shipped
+ * The sorts' kernels: those that run as written per thread (kernels/sts/, simt's shipped
  * module: as fast as their hand-written forms were), and the declared specializations of the
  * others (src/kernels/sts.ts).
  */
@@ -188,20 +268,22 @@ async function stsKernels(device: GpuDevice) {
   const shipped = await shippedKernels(device);
   return {
     stsCountChunks: shipped.stsCountChunks!, stsLocalOffsets: shipped.stsLocalOffsets!, stsHalveRuns: shipped.stsHalveRuns!, stsTileStarts: shipped.stsTileStarts!,
+    stsCountChunksSoA: shipped.stsCountChunksSoA!, stsScatterChunksSoA: shipped.stsScatterChunksSoA!,
+    stsInterleaveDigis: shipped.stsInterleaveDigis!, stsSplitDigis: shipped.stsSplitDigis!,
     stsScatterChunks, stsLocalSort, stsColumnOffsets, stsLocalMerge, stsCheckChannels, stsRunFlags, stsRunStarts, stsMergeDigis, stsMergeKeys,
     stsDigisToKeys, stsKeysToDigis, stsTileSort,
   } satisfies Record<string, Kernel>;
 }
 type StsKernels = Awaited<ReturnType<typeof stsKernels>>;
 
-function elementShape(ctx: Ctx, count: number): { grid: number; block: number } {
+function elementShape(ctx: Pick<Ctx, 'device' | 'options'>, count: number): { grid: number; block: number } {
   return gridStrideShape(ctx.device, count, ctx.options.block ?? 256);
 }
 
 /** Histogram cells (nChannels × chunks) the webgpu default stays within: 16 MiB per table. */
 const WEBGPU_DEFAULT_CELLS = 1 << 22;
 
-function chunkShape(ctx: Ctx): { grid: number; block: number; threads: number } {
+function chunkShape(ctx: Pick<Ctx, 'device' | 'options' | 'n' | 'nChannels'>): { grid: number; block: number; threads: number } {
   if (ctx.options.chunks === undefined && ctx.device.backend === 'webgpu') {
     // A GPU wants many chunk owners: the largest power of two ≤ 1024 whose tables stay within
     // WEBGPU_DEFAULT_CELLS, in blocks of up to 64 (valid on any adapter: WebGPU guarantees 256).
@@ -227,16 +309,16 @@ export function defaultChunks(n: number, nChannels: number, workers: number): nu
   return workers;
 }
 
-/** Throws StsChannelRangeError when bad[0] names a digi. */
-async function checkBad(ctx: Ctx, bad: DeviceArray<'u32'>): Promise<void> {
+/** Throws StsChannelRangeError when bad[0] names a digi (its channel read from `channels`, every `stride`-th word). */
+async function checkBad(ctx: Pick<Ctx, 'nChannels'>, bad: DeviceArray<'u32'>, channels: DeviceArray<'u32'>, stride: 1 | 2): Promise<void> {
   const b = await readElement(bad, 0);
   if (b !== 0xffffffff) {
-    const ch = await readElement(ctx.input, 2 * b);
+    const ch = await readElement(channels, stride * b);
     throw new StsChannelRangeError(b, ch, ctx.nChannels);
   }
 }
 
-async function withBad<T>(ctx: Ctx, fn: (bad: DeviceArray<'u32'>) => Promise<T>): Promise<T> {
+async function withBad<T>(ctx: Pick<Ctx, 'device'>, fn: (bad: DeviceArray<'u32'>) => Promise<T>): Promise<T> {
   const bad = ctx.device.alloc('u32', 1);
   try {
     await bad.fill(0xffffffff);
@@ -246,7 +328,7 @@ async function withBad<T>(ctx: Ctx, fn: (bad: DeviceArray<'u32'>) => Promise<T>)
   }
 }
 
-function allocCells(ctx: Ctx, cells: number): DeviceArray<'u32'> {
+function allocCells(ctx: Pick<Ctx, 'device'>, cells: number): DeviceArray<'u32'> {
   if (cells > 0x7fffffff) throw new StsInputError(`${cells} histogram cells (nChannels × threads) exceed 2^31`);
   return ctx.device.alloc('u32', cells);
 }
@@ -259,7 +341,7 @@ async function sortAtomic(ctx: Ctx): Promise<void> {
     const shape = elementShape(ctx, n);
     await withBad(ctx, async (bad) => {
       launches.push(await device.launch(stsCountChannels, shape, [input, counts, n, nChannels, bad]));
-      await checkBad(ctx, bad);
+      await checkBad(ctx, bad, ctx.input, 2);
     });
     await exclusiveScan(device, counts, counts, nChannels, {}, launches);
     launches.push(await device.launch(stsScatterAtomic, shape, [input, out, counts, n, nChannels]));
@@ -276,14 +358,39 @@ async function sortChunked(ctx: Ctx): Promise<void> {
   const colOff = allocCells(ctx, cells);
   const totals = allocCells(ctx, nChannels);
   try {
-    await counts.fill(0);
     await withBad(ctx, async (bad) => {
+      // stsCountChunks zeroes each thread's row of counts itself.
       launches.push(await device.launch(ctx.k.stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
-      await checkBad(ctx, bad);
+      await checkBad(ctx, bad, ctx.input, 2);
     });
     launches.push(await device.launch(ctx.k.stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
     await exclusiveScan(device, totals, totals, nChannels, {}, launches);
     launches.push(await device.launch(ctx.k.stsScatterChunks, cs, [input, out, colOff, totals, n, nChannels]));
+  } finally {
+    counts.free(); colOff.free(); totals.free();
+  }
+}
+
+/**
+ * 'chunked' over two arrays {channel, time}, in and out: stsCountChunksSoA → stsColumnOffsets →
+ * scan → stsScatterChunksSoA (kernels/sts/countingSort.ts), the steps of sortChunked on columns.
+ */
+async function sortChunkedColumns(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, input: StsDeviceDigis, out: StsDeviceDigis): Promise<void> {
+  const { device, n, nChannels, launches } = ctx;
+  const cs = chunkShape(ctx);
+  const cells = nChannels * cs.threads;
+  const counts = allocCells(ctx, cells);
+  const colOff = allocCells(ctx, cells);
+  const totals = allocCells(ctx, nChannels);
+  try {
+    await withBad(ctx, async (bad) => {
+      // stsCountChunksSoA zeroes each thread's row of counts itself.
+      launches.push(await device.launch(ctx.k.stsCountChunksSoA, cs, [input.channel, counts, n, nChannels, bad]));
+      await checkBad(ctx, bad, input.channel, 1);
+    });
+    launches.push(await device.launch(ctx.k.stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
+    await exclusiveScan(device, totals, totals, nChannels, {}, launches);
+    launches.push(await device.launch(ctx.k.stsScatterChunksSoA, cs, [input.channel, input.time, out.channel, out.time, colOff, totals, n, nChannels]));
   } finally {
     counts.free(); colOff.free(); totals.free();
   }
@@ -299,10 +406,10 @@ async function sortLocal(ctx: Ctx): Promise<void> {
   const totals = allocCells(ctx, nChannels);
   const tmp = device.alloc('u32', 2 * n);
   try {
-    await counts.fill(0);
     await withBad(ctx, async (bad) => {
+      // stsCountChunks zeroes each thread's row of counts itself.
       launches.push(await device.launch(ctx.k.stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
-      await checkBad(ctx, bad);
+      await checkBad(ctx, bad, ctx.input, 2);
     });
     launches.push(await device.launch(ctx.k.stsLocalOffsets, cs, [counts, local, nChannels]));
     launches.push(await device.launch(ctx.k.stsLocalSort, cs, [input, tmp, local, n, nChannels]));
@@ -351,7 +458,7 @@ async function sortMerge(ctx: Ctx): Promise<void> {
   const { device, input, out, n, nChannels, launches } = ctx;
   await withBad(ctx, async (bad) => {
     launches.push(await device.launch(ctx.k.stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
-    await checkBad(ctx, bad);
+    await checkBad(ctx, bad, ctx.input, 2);
   });
   const flags = device.alloc('u32', n);
   let starts: DeviceArray<'u32'> | undefined;
@@ -386,7 +493,7 @@ async function sortKey(ctx: Ctx): Promise<void> {
   const { device, input, out, n, nChannels, launches } = ctx;
   await withBad(ctx, async (bad) => {
     launches.push(await device.launch(ctx.k.stsCheckChannels, elementShape(ctx, n), [input, n, nChannels, bad]));
-    await checkBad(ctx, bad);
+    await checkBad(ctx, bad, ctx.input, 2);
   });
   // Default 512 threads (1024-key tiles), or the largest power of two the device allows (256 on
   // SwiftShader: 512-key tiles; the sorted result is the same).
