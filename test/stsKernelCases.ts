@@ -90,10 +90,11 @@ export function countingCases(d: Uint32Array, k: number, grid: number, block: nu
   // The same sort over two arrays {channel, time}: columns of d in, columns of `sorted` out.
   const [channel, time] = columnsOf(d), [sortedChannel, sortedTime] = columnsOf(sorted);
   const freshColumn = () => new Uint32Array(n).fill(0xdeadbeef);
+  const valid = counts.reduce((sum, x) => sum + x, 0); // the digis with a channel below k
   cases.push({ label: at, kernel: 'stsCountChunksSoA', grid, block,
     args: [channel, new Uint32Array(p * k).fill(0xdeadbeef), n, k, U([0xffffffff])], expected: [channel, counts, n, k, U([bad])] });
-  cases.push({ label: at, kernel: 'stsScatterChunksSoA', grid, block, args: [channel, time, freshColumn(), freshColumn(), colOff, chanStart, n, k],
-    expected: [channel, time, sortedChannel, sortedTime, add(colOff, counts), chanStart, n, k] });
+  cases.push({ label: at, kernel: 'stsScatterChunksSoA', grid, block, args: [channel, time, freshColumn(), freshColumn(), colOff, chanStart, n, k, valid],
+    expected: [channel, time, sortedChannel, sortedTime, add(colOff, counts), chanStart, n, k, valid] });
   cases.push({ label: at, kernel: 'stsInterleaveDigis', grid, block, args: [channel, time, fresh(), n], expected: [channel, time, d, n] });
   cases.push({ label: at, kernel: 'stsSplitDigis', grid, block, args: [d, freshColumn(), freshColumn(), n], expected: [d, channel, time, n] });
   return cases;

@@ -202,7 +202,7 @@ describe('STS counting kernels: webgpu vs wasm', () => {
         await same(shipped.kernels.stsInterleaveDigis!, { grid: 2, block: 32 }, [channel!, time!, new Uint32Array(2 * n), n]);
         const [, countsSoA] = await same(shipped.kernels.stsCountChunksSoA!, shape, [channel!, new Uint32Array(k * P).fill(7), n, k, Uint32Array.of(0xffffffff)]);
         expect(countsSoA, `stsCountChunksSoA n=${n}`).toEqual(counts);
-        await same(shipped.kernels.stsScatterChunksSoA!, shape, [channel!, time!, new Uint32Array(n), new Uint32Array(n), colOff!.slice(), chanStart, n, k]);
+        await same(shipped.kernels.stsScatterChunksSoA!, shape, [channel!, time!, new Uint32Array(n), new Uint32Array(n), colOff!.slice(), chanStart, n, k, n]);
       }
     }
   });

@@ -99,20 +99,47 @@ export function stsCountChunksSoA(channel: u32[], hist: u32[], n: i32, nChannels
   }
 }
 
-/** stsScatterChunks from and to two arrays {channel, time}: thread g writes its chunk at chanStart[c] + colOff[g·k + c]++. */
+/**
+ * stsScatterChunks from and to two arrays {channel, time}. The sorted channel column is runs of
+ * equal channels whose bounds chanStart already holds, so only the time is scattered: thread g
+ * writes its chunk's times at chanStart[c] + colOff[g·k + c]++, and fills its share of the
+ * channel column, positions [⌊g·nSorted/P⌋, ⌊(g+1)·nSorted/P⌋), run by run, with sequential
+ * stores. One scattered store a digi instead of two: the scattered stores are the sort's cost.
+ * nSorted = Σ totals, the digis whose channel is below nChannels (all of them in the job, which
+ * stops at a bad digi before this step); chanStart is the exclusive scan of the totals.
+ */
 export function stsScatterChunksSoA(channel: u32[], time: u32[], outChannel: u32[], outTime: u32[], colOff: u32[], chanStart: u32[],
-                                    n: i32, nChannels: u32): void {
+                                    n: i32, nChannels: u32, nSorted: i32): void {
   const p = gridDim.x * blockDim.x;
   const g = blockIdx.x * blockDim.x + threadIdx.x;
+  let pos = chunkBegin(g, p, nSorted);
+  const fillEnd = chunkBegin(g + 1, p, nSorted);
+  if (pos < fillEnd) {
+    // The channel whose run holds pos: the last c with chanStart[c] <= pos (an empty channel's
+    // run starts where the next one's does, so the last such c is the one with digis).
+    let lo: u32 = 0;
+    let hi: u32 = nChannels - 1;
+    while (lo < hi) {
+      const mid = hi - ((hi - lo) >> 1);
+      if (chanStart[mid] <= <u32>pos) lo = mid;
+      else hi = mid - 1;
+    }
+    let c = lo;
+    while (pos < fillEnd) {
+      let runEnd = fillEnd;
+      if (c + 1 < nChannels && <i32>chanStart[c + 1] < fillEnd) runEnd = <i32>chanStart[c + 1];
+      for (; pos < runEnd; pos++) outChannel[pos] = c;
+      c++;
+    }
+  }
   const end = chunkBegin(g + 1, p, n);
   for (let i = chunkBegin(g, p, n); i < end; i++) {
     const c = channel[i];
     if (c >= nChannels) continue;
     const cell = <u32>g * nChannels + c;
-    const pos = chanStart[c] + colOff[cell];
+    const at = chanStart[c] + colOff[cell];
     colOff[cell] += 1;
-    outChannel[pos] = c;
-    outTime[pos] = time[i];
+    outTime[at] = time[i];
   }
 }
 

@@ -376,6 +376,7 @@ async function sortChunked(ctx: Ctx): Promise<void> {
  * scan → stsScatterChunksSoA (kernels/sts/countingSort.ts), the steps of sortChunked on columns.
  */
 async function sortChunkedColumns(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, input: StsDeviceDigis, out: StsDeviceDigis): Promise<void> {
+  // The scatter's last argument, the digis it sorts: all n, since a bad digi stops the sort first.
   const { device, n, nChannels, launches } = ctx;
   const cs = chunkShape(ctx);
   const cells = nChannels * cs.threads;
@@ -390,7 +391,7 @@ async function sortChunkedColumns(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, inp
     });
     launches.push(await device.launch(ctx.k.stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
     await exclusiveScan(device, totals, totals, nChannels, {}, launches);
-    launches.push(await device.launch(ctx.k.stsScatterChunksSoA, cs, [input.channel, input.time, out.channel, out.time, colOff, totals, n, nChannels]));
+    launches.push(await device.launch(ctx.k.stsScatterChunksSoA, cs, [input.channel, input.time, out.channel, out.time, colOff, totals, n, nChannels, n]));
   } finally {
     counts.free(); colOff.free(); totals.free();
   }
