@@ -152,6 +152,16 @@ describe.each(['wasm', 'serial'] as const)('stsSort on %s', (backend) => {
       expect(String((err as Error).message)).toMatch(msg);
     }
     (cases[2]![0] as { time: { free(): void } }).time.free();
+    // columns of another device
+    const other = await createDevice({ backend, memoryBytes: 16 << 20 });
+    try {
+      const oc = await other.upload('u32', Uint32Array.of(1, 2)), ot = await other.upload('u32', Uint32Array.of(3, 4));
+      const err = await stsSort(dev, { channel: oc, time: ot }, { nChannels: 4 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StsInputError);
+      expect(String((err as Error).message)).toMatch(/channel belongs to another device/);
+    } finally {
+      await other.destroy();
+    }
     c.free(); i32.free();
     expect(dev.memoryInfo().allocations).toBe(before);
   });
