@@ -151,9 +151,9 @@ async function deviceInput(device: GpuDevice, digis: StsDigis | StsDeviceDigis |
   // interleaving, where a method needs it, then runs on the device.
   const owned: DeviceArray<'u32'>[] = [];
   try {
-    const dChannel = await device.upload('u32', channel.length ? channel : new Uint32Array(1));
+    const dChannel = await device.upload('u32', channel);
     owned.push(dChannel);
-    const dTime = await device.upload('u32', time.length ? time : new Uint32Array(1));
+    const dTime = await device.upload('u32', time);
     owned.push(dTime);
     return { columns: { channel: dChannel, time: dTime }, n: channel.length, owned };
   } catch (e) {
