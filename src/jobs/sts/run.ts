@@ -26,7 +26,7 @@
 // (naming the first bad digi) before any output is written.
 
 import type { Kernel } from '../../kernel.js';
-import type { GpuDevice, LaunchStats } from '../../deviceApi.js';
+import type { GpuDevice, KernelArg, LaunchStats } from '../../deviceApi.js';
 import type { DeviceArray } from '../../memory/deviceArray.js';
 import { SimtError } from '../../errors.js';
 import {
@@ -350,51 +350,64 @@ async function sortAtomic(ctx: Ctx): Promise<void> {
   }
 }
 
-async function sortChunked(ctx: Ctx): Promise<void> {
-  const { device, input, out, n, nChannels, launches } = ctx;
+/**
+ * The chunked sort's steps on either layout: count (each thread zeroes its own row of counts),
+ * column offsets, scan of the channel totals into channel starts, scatter. `count` and `scatter`
+ * give the layout's kernel and arguments; a bad digi's channel is read from `channels`, one every
+ * `stride` words.
+ */
+interface ChunkedLayout {
+  channels: DeviceArray<'u32'>;
+  stride: 1 | 2;
+  count(counts: DeviceArray<'u32'>, bad: DeviceArray<'u32'>): [Kernel, KernelArg[]];
+  scatter(colOff: DeviceArray<'u32'>, chanStart: DeviceArray<'u32'>): [Kernel, KernelArg[]];
+}
+
+async function chunkedSteps(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, layout: ChunkedLayout): Promise<void> {
+  const { device, nChannels, launches } = ctx;
   const cs = chunkShape(ctx);
   const cells = nChannels * cs.threads;
   const counts = allocCells(ctx, cells);
   const colOff = allocCells(ctx, cells);
   const totals = allocCells(ctx, nChannels);
+  const launch = async ([kernel, args]: [Kernel, KernelArg[]], shape: { grid: number; block: number }) => {
+    launches.push(await device.launch(kernel, shape, args));
+  };
   try {
     await withBad(ctx, async (bad) => {
-      // stsCountChunks zeroes each thread's row of counts itself.
-      launches.push(await device.launch(ctx.k.stsCountChunks, cs, [input, counts, n, nChannels, bad, 1]));
-      await checkBad(ctx, bad, ctx.input, 2);
+      await launch(layout.count(counts, bad), cs);
+      await checkBad(ctx, bad, layout.channels, layout.stride);
     });
-    launches.push(await device.launch(ctx.k.stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
+    await launch([ctx.k.stsColumnOffsets, [counts, colOff, totals, nChannels, cs.threads]], elementShape(ctx, nChannels));
     await exclusiveScan(device, totals, totals, nChannels, {}, launches);
-    launches.push(await device.launch(ctx.k.stsScatterChunks, cs, [input, out, colOff, totals, n, nChannels]));
+    await launch(layout.scatter(colOff, totals), cs);
   } finally {
     counts.free(); colOff.free(); totals.free();
   }
 }
 
+/** 'chunked' on interleaved words: stsCountChunks (layout 1) → … → stsScatterChunks. */
+function sortChunked(ctx: Ctx): Promise<void> {
+  const { input, out, n, nChannels, k } = ctx;
+  return chunkedSteps(ctx, {
+    channels: input, stride: 2,
+    count: (counts, bad) => [k.stsCountChunks, [input, counts, n, nChannels, bad, 1]],
+    scatter: (colOff, chanStart) => [k.stsScatterChunks, [input, out, colOff, chanStart, n, nChannels]],
+  });
+}
+
 /**
- * 'chunked' over two arrays {channel, time}, in and out: stsCountChunksSoA → stsColumnOffsets →
- * scan → stsScatterChunksSoA (kernels/sts/countingSort.ts), the steps of sortChunked on columns.
+ * 'chunked' over two arrays {channel, time}, in and out: stsCountChunksSoA → … →
+ * stsScatterChunksSoA (kernels/sts/countingSort.ts). The scatter's last argument is the number
+ * of digis it sorts: all n, since a bad digi stops the sort before the scatter.
  */
-async function sortChunkedColumns(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, input: StsDeviceDigis, out: StsDeviceDigis): Promise<void> {
-  // The scatter's last argument, the digis it sorts: all n, since a bad digi stops the sort first.
-  const { device, n, nChannels, launches } = ctx;
-  const cs = chunkShape(ctx);
-  const cells = nChannels * cs.threads;
-  const counts = allocCells(ctx, cells);
-  const colOff = allocCells(ctx, cells);
-  const totals = allocCells(ctx, nChannels);
-  try {
-    await withBad(ctx, async (bad) => {
-      // stsCountChunksSoA zeroes each thread's row of counts itself.
-      launches.push(await device.launch(ctx.k.stsCountChunksSoA, cs, [input.channel, counts, n, nChannels, bad]));
-      await checkBad(ctx, bad, input.channel, 1);
-    });
-    launches.push(await device.launch(ctx.k.stsColumnOffsets, elementShape(ctx, nChannels), [counts, colOff, totals, nChannels, cs.threads]));
-    await exclusiveScan(device, totals, totals, nChannels, {}, launches);
-    launches.push(await device.launch(ctx.k.stsScatterChunksSoA, cs, [input.channel, input.time, out.channel, out.time, colOff, totals, n, nChannels, n]));
-  } finally {
-    counts.free(); colOff.free(); totals.free();
-  }
+function sortChunkedColumns(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, input: StsDeviceDigis, out: StsDeviceDigis): Promise<void> {
+  const { n, nChannels, k } = ctx;
+  return chunkedSteps(ctx, {
+    channels: input.channel, stride: 1,
+    count: (counts, bad) => [k.stsCountChunksSoA, [input.channel, counts, n, nChannels, bad]],
+    scatter: (colOff, chanStart) => [k.stsScatterChunksSoA, [input.channel, input.time, out.channel, out.time, colOff, chanStart, n, nChannels, n]],
+  });
 }
 
 async function sortLocal(ctx: Ctx): Promise<void> {
