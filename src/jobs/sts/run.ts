@@ -206,7 +206,7 @@ export async function stsSort(
       let words = input.words;
       if (!words) {
         words = alloc(2 * n, false);
-        if (n > 0) launches.push(await device.launch(k!.stsInterleaveDigis, gridStrideShape(device, n, options.block ?? 256), [input.columns!.channel, input.columns!.time, words, n]));
+        if (n > 0) launches.push(await device.launch(k!.stsInterleaveDigis, elementShape({ device, options }, n), [input.columns!.channel, input.columns!.time, words, n]));
       }
       wordsOut = alloc(2 * n, output === 'device');
       if (n > 0) {
@@ -220,7 +220,7 @@ export async function stsSort(
         }
         if (mapped) {
           columnsOut = { channel: alloc(n, true), time: alloc(n, true) };
-          launches.push(await device.launch(k!.stsSplitDigis, gridStrideShape(device, n, options.block ?? 256), [wordsOut, columnsOut.channel, columnsOut.time, n]));
+          launches.push(await device.launch(k!.stsSplitDigis, elementShape({ device, options }, n), [wordsOut, columnsOut.channel, columnsOut.time, n]));
         }
       }
     }
