@@ -69,6 +69,8 @@ export function countingCases(d: Uint32Array, k: number, grid: number, block: nu
   for (let g = 0; g < p; g++) for (let c = 0; c < k; c++) channelMajor[c * p + g] = counts[g * k + c]!;
   const { colOff, totals } = columnOffsets(counts, k, p);
   const chanStart = exclusive(totals);
+  // The scatters leave colOff as the absolute positions past each (thread, channel) segment.
+  const scattered = colOff.map((x, cell) => x + chanStart[cell % k]! + counts[cell]!);
   const sorted = new Uint32Array(2 * n).fill(0xdeadbeef);
   put(sorted, 0, stableByChannel(d, k));
   const local = rowScan(counts, k, p);
@@ -81,7 +83,7 @@ export function countingCases(d: Uint32Array, k: number, grid: number, block: nu
       args: [d, new Uint32Array(p * k).fill(0xdeadbeef), n, k, U([0xffffffff]), layout], expected: [d, layout ? counts : channelMajor, n, k, U([bad]), layout] });
   }
   cases.push({ label: at, kernel: 'stsColumnOffsets', grid, block, args: [counts, new Uint32Array(p * k), new Uint32Array(k), k, p], expected: [counts, colOff, totals, k, p] });
-  cases.push({ label: at, kernel: 'stsScatterChunks', grid, block, args: [d, fresh(), colOff, chanStart, n, k], expected: [d, sorted, add(colOff, counts), chanStart, n, k] });
+  cases.push({ label: at, kernel: 'stsScatterChunks', grid, block, args: [d, fresh(), colOff, chanStart, n, k], expected: [d, sorted, scattered, chanStart, n, k] });
   cases.push({ label: at, kernel: 'stsLocalOffsets', grid, block, args: [counts, new Uint32Array(p * k), k], expected: [counts, local, k] });
   cases.push({ label: at, kernel: 'stsLocalSort', grid, block, args: [d, fresh(), local, n, k], expected: [d, tmp, add(local, counts), n, k] });
   cases.push({ label: at, kernel: 'stsLocalMerge', grid, block, args: [tmp, fresh(), counts, add(local, counts), colOff, chanStart, n, k],
@@ -94,7 +96,7 @@ export function countingCases(d: Uint32Array, k: number, grid: number, block: nu
   cases.push({ label: at, kernel: 'stsCountChunksSoA', grid, block,
     args: [channel, new Uint32Array(p * k).fill(0xdeadbeef), n, k, U([0xffffffff])], expected: [channel, counts, n, k, U([bad])] });
   cases.push({ label: at, kernel: 'stsScatterChunksSoA', grid, block, args: [channel, time, freshColumn(), freshColumn(), colOff, chanStart, n, k, valid],
-    expected: [channel, time, sortedChannel, sortedTime, add(colOff, counts), chanStart, n, k, valid] });
+    expected: [channel, time, sortedChannel, sortedTime, scattered, chanStart, n, k, valid] });
   cases.push({ label: at, kernel: 'stsInterleaveDigis', grid, block, args: [channel, time, fresh(), n], expected: [channel, time, d, n] });
   cases.push({ label: at, kernel: 'stsSplitDigis', grid, block, args: [d, freshColumn(), freshColumn(), n], expected: [d, channel, time, n] });
   return cases;

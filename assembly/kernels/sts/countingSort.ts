@@ -131,7 +131,8 @@ export function stsScatterAtomic(digis: usize, out: usize, offsets: usize, n: i3
 /**
  * Chunked scatter: thread g writes its chunk in input order at chanStart[c] + colOff[g·k + c]++
  * (colOff: stsColumnOffsets over the thread-major counts, chanStart: the scan of the channel
- * totals) — stable, and the same bytes on every schedule. Thread-major cells keep the workers'
+ * totals) — stable, and the same bytes on every schedule. As the generic kernel, thread g adds
+ * chanStart into its row of colOff first, which ends as the positions past its segments. Thread-major cells keep the workers'
  * counters on separate cache lines.
  */
 export function stsScatterChunks(digis: usize, out: usize, colOff: usize, chanStart: usize, n: i32, nChannels: u32): void {
@@ -141,14 +142,19 @@ export function stsScatterChunks(digis: usize, out: usize, colOff: usize, chanSt
     const g = blockIdx.x * blockDim.x + threadAt(k);
     const e = chunkBegin(g + 1, p, n);
     const row = colOff + ((<usize>g * <usize>nChannels) << 2);
+    // The row becomes absolute write positions first: one table read per digi, not two.
+    for (let c: u32 = 0; c < nChannels; c++) {
+      const cell = row + (<usize>c << 2);
+      store<u32>(cell, load<u32>(cell) + load<u32>(chanStart + (<usize>c << 2)));
+    }
     for (let i = chunkBegin(g, p, n); i < e; i++) {
       const d = load<u64>(digis + (<usize>i << 3));
       const c = <u32>d;
       if (c >= nChannels) continue;
       const cell = row + (<usize>c << 2);
-      const r = load<u32>(cell);
-      store<u32>(cell, r + 1);
-      store<u64>(out + (<usize>(load<u32>(chanStart + (<usize>c << 2)) + r) << 3), d);
+      const pos = load<u32>(cell);
+      store<u32>(cell, pos + 1);
+      store<u64>(out + (<usize>pos << 3), d);
     }
   }
 }
