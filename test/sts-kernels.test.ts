@@ -18,7 +18,7 @@ for (const b of compiledBackends([1, 7, 12])) {
     const small = b.fine === true;
     it(`every kernel equals its reference (${small ? 'small' : 'random and edge'} cases)`, async () => {
       const cases = allCases(small);
-      expect(new Set(cases.map((c) => c.kernel)).size).toBe(20);
+      expect(new Set(cases.map((c) => c.kernel)).size).toBe(22);
       for (const c of cases) {
         const arrays = await Promise.all(c.args.map((a) => (typeof a === 'number' ? a : be.dev.upload('u32', a.length ? a : new Uint32Array(1)))));
         await be.launch(c.kernel, c.grid, c.block, arrays, c.sharedBytes ?? 0);

@@ -5,7 +5,7 @@ import { testDevice } from './helpers.js';
 import { createDevice, type Device } from '../src/device.js';
 import { generateStsDigis, StsInputError } from '../src/jobs/sts/generate.js';
 import { sortDigisReference, type StsDigis } from '../src/jobs/sts/reference.js';
-import { stsSort, StsChannelRangeError, STS_SORT_METHODS, type StsSortMethod, interleaveDigis, deinterleaveDigis as deinterleave } from '../src/jobs/sts/run.js';
+import { stsSort, StsChannelRangeError, STS_SORT_METHODS, FUSED_OFFSETS_MAX_CELLS, type StsSortMethod, interleaveDigis, deinterleaveDigis as deinterleave } from '../src/jobs/sts/run.js';
 import { stsDigisForBench, stsSortByChannelReference } from '../src/data/synthetic.js';
 
 const D = (pairs: [number, number][]): StsDigis => ({
@@ -24,7 +24,7 @@ function byChannel(d: { channel: Uint32Array; time: Uint32Array }): Map<number, 
   return m;
 }
 
-async function check(dev: Device, d: StsDigis, nChannels: number, method: StsSortMethod, opts: { chunks?: number; tileBlock?: number; mergeElementsPerThread?: number } = {}): Promise<void> {
+async function check(dev: Device, d: StsDigis, nChannels: number, method: StsSortMethod, opts: { chunks?: number; tileBlock?: number; mergeElementsPerThread?: number; fuseOffsets?: boolean } = {}): Promise<void> {
   const r = await stsSort(dev, d, { nChannels, method, ...opts });
   const ref = sortDigisReference(d);
   expect(r.channel).toEqual(ref.channel);
@@ -52,10 +52,10 @@ describe.each(['wasm', 'serial'] as const)('stsSort on %s', (backend) => {
   it.each(premiseMethods)('%s: random generated timeslices', async (method) => {
     await fc.assert(fc.asyncProperty(
       fc.integer({ min: 0, max: 4000 }), fc.integer({ min: 1, max: 300 }), fc.nat({ max: 1e6 }), fc.integer({ min: 1, max: 9 }),
-      fc.constantFrom(1, 2, 5, 16), fc.constantFrom(1, 2, 4, 64), fc.constantFrom(1, 3, 256),
-      async (n, nChannels, seed, meanRunLength, chunks, tileBlock, per) => {
+      fc.constantFrom(1, 2, 5, 16), fc.constantFrom(1, 2, 4, 64), fc.constantFrom(1, 3, 256), fc.constantFrom(undefined, true, false),
+      async (n, nChannels, seed, meanRunLength, chunks, tileBlock, per, fuseOffsets) => {
         const d = generateStsDigis({ n, nChannels, seed, meanRunLength });
-        await check(dev, d, nChannels, method, { chunks, tileBlock, mergeElementsPerThread: per });
+        await check(dev, d, nChannels, method, { chunks, tileBlock, mergeElementsPerThread: per, fuseOffsets });
       }), { numRuns: backend === 'serial' ? 8 : 15 });
   });
 
@@ -98,15 +98,19 @@ describe.each(['wasm', 'serial'] as const)('stsSort on %s', (backend) => {
     const before = dev.memoryInfo().allocations;
     const dChannel = await dev.upload('u32', d.channel), dTime = await dev.upload('u32', d.time), dWords = await dev.upload('u32', words);
     const inputs = { 'host columns': d, 'device columns': { channel: dChannel, time: dTime }, 'host words': words, 'device words': dWords };
-    for (const [form, input] of Object.entries(inputs)) {
-      for (const output of ['host', 'mapped', 'device'] as const) {
-        const r = await stsSort(dev, input, { nChannels: 37, method, output });
-        const got = output === 'device' ? deinterleave(await r.device!.read()) : { channel: r.channel!, time: r.time! };
-        expect(r.mapped, `${form} → ${output}`).toBe(output === 'mapped' && dev.hostMapped);
-        expect(got.channel, `${form} → ${output}`).toEqual(ref.channel);
-        if (method === 'atomic') expect(byChannel(got)).toEqual(byChannel(ref));
-        else expect(got.time, `${form} → ${output}`).toEqual(ref.time);
-        r.free();
+    // 'chunked' both with its offsets fused into the scatter and with them in launches of their own.
+    for (const fuseOffsets of method === 'chunked' ? [true, false] : [undefined]) {
+      for (const [form, input] of Object.entries(inputs)) {
+        for (const output of ['host', 'mapped', 'device'] as const) {
+          const what = `${form} → ${output}, fuseOffsets ${String(fuseOffsets)}`;
+          const r = await stsSort(dev, input, { nChannels: 37, method, output, fuseOffsets });
+          const got = output === 'device' ? deinterleave(await r.device!.read()) : { channel: r.channel!, time: r.time! };
+          expect(r.mapped, what).toBe(output === 'mapped' && dev.hostMapped);
+          expect(got.channel, what).toEqual(ref.channel);
+          if (method === 'atomic') expect(byChannel(got)).toEqual(byChannel(ref));
+          else expect(got.time, what).toEqual(ref.time);
+          r.free();
+        }
       }
     }
     // the inputs are left as they were; after free() only the inputs remain allocated
@@ -145,6 +149,7 @@ describe.each(['wasm', 'serial'] as const)('stsSort on %s', (backend) => {
       [{ channel: c, time: i32 }, {}, /time must be a u32 array, got i32/],
       [{ channel: c, time: await dev.upload('u32', Uint32Array.of(1)) }, {}, /differ in length/],
       [{ channel: Uint32Array.of(1), time: Uint32Array.of(1) }, { output: 'file' }, /unknown output 'file'/],
+      [{ channel: Uint32Array.of(1), time: Uint32Array.of(1) }, { fuseOffsets: 'yes' }, /fuseOffsets must be a boolean, got yes/],
     ];
     for (const [input, opts, msg] of cases) {
       const err = await stsSort(dev, input as StsDigis, { nChannels: 4, ...opts }).catch((e: unknown) => e);
@@ -174,6 +179,22 @@ describe.each(['wasm', 'serial'] as const)('stsSort on %s', (backend) => {
       expect(err, method).toMatchObject({ index: 2, channel: 9, nChannels: 5 });
     }
     channel.free(); time.free();
+  });
+
+  it('chunked fuses its offsets into the scatter while chunks × nChannels is at most FUSED_OFFSETS_MAX_CELLS', async () => {
+    const kernelsOf = async (nChannels: number, input: 'words' | 'columns') => {
+      const words = stsDigisForBench(20_000, nChannels, 5);
+      const r = await stsSort(dev, input === 'words' ? words : deinterleave(words), { nChannels, chunks: 4 });
+      expect(interleaveDigis(r as StsDigis)).toEqual(stsSortByChannelReference(words, nChannels));
+      return r.launches.map((l) => l.kernel);
+    };
+    const small = FUSED_OFFSETS_MAX_CELLS / 4, large = FUSED_OFFSETS_MAX_CELLS / 4 + 1;
+    expect(await kernelsOf(small, 'columns')).toEqual(['stsCountChunksSoA', 'stsScatterChunksFusedSoA']);
+    expect(await kernelsOf(small, 'words')).toEqual(['stsCountChunks', 'stsScatterChunksFused']);
+    const unfused = await kernelsOf(large, 'columns');
+    expect(unfused[0]).toBe('stsCountChunksSoA');
+    expect(unfused[1]).toBe('stsColumnOffsets');
+    expect(unfused.at(-1)).toBe('stsScatterChunksSoA');
   });
 
   it('accepts interleaved words and device arrays, and agrees with the bench reference', async () => {

@@ -84,6 +84,8 @@ export function countingCases(d: Uint32Array, k: number, grid: number, block: nu
   }
   cases.push({ label: at, kernel: 'stsColumnOffsets', grid, block, args: [counts, new Uint32Array(p * k), new Uint32Array(k), k, p], expected: [counts, colOff, totals, k, p] });
   cases.push({ label: at, kernel: 'stsScatterChunks', grid, block, args: [d, fresh(), colOff, chanStart, n, k], expected: [d, sorted, scattered, chanStart, n, k] });
+  cases.push({ label: at, kernel: 'stsScatterChunksFused', grid, block, args: [d, fresh(), counts, new Uint32Array(p * k).fill(0xdeadbeef), n, k],
+    expected: [d, sorted, counts, scattered, n, k] });
   cases.push({ label: at, kernel: 'stsLocalOffsets', grid, block, args: [counts, new Uint32Array(p * k), k], expected: [counts, local, k] });
   cases.push({ label: at, kernel: 'stsLocalSort', grid, block, args: [d, fresh(), local, n, k], expected: [d, tmp, add(local, counts), n, k] });
   cases.push({ label: at, kernel: 'stsLocalMerge', grid, block, args: [tmp, fresh(), counts, add(local, counts), colOff, chanStart, n, k],
@@ -97,6 +99,8 @@ export function countingCases(d: Uint32Array, k: number, grid: number, block: nu
     args: [channel, new Uint32Array(p * k).fill(0xdeadbeef), n, k, U([0xffffffff])], expected: [channel, counts, n, k, U([bad])] });
   cases.push({ label: at, kernel: 'stsScatterChunksSoA', grid, block, args: [channel, time, freshColumn(), freshColumn(), colOff, chanStart, n, k, valid],
     expected: [channel, time, sortedChannel, sortedTime, scattered, chanStart, n, k, valid] });
+  cases.push({ label: at, kernel: 'stsScatterChunksFusedSoA', grid, block, args: [channel, time, freshColumn(), freshColumn(), counts, new Uint32Array(p * k).fill(0xdeadbeef), n, k, valid],
+    expected: [channel, time, sortedChannel, sortedTime, counts, scattered, n, k, valid] });
   cases.push({ label: at, kernel: 'stsInterleaveDigis', grid, block, args: [channel, time, fresh(), n], expected: [channel, time, d, n] });
   cases.push({ label: at, kernel: 'stsSplitDigis', grid, block, args: [d, freshColumn(), freshColumn(), n], expected: [d, channel, time, n] });
   return cases;

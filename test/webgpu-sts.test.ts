@@ -181,7 +181,7 @@ describe('STS counting kernels: webgpu vs wasm', () => {
       expect(chans(b[1]!)).toEqual(chans(a[1]!));
     }
   });
-  it('stsCountChunks (both layouts), stsColumnOffsets, stsScatterChunks, the local kernels, their column (SoA) forms and the layout conversions', async () => {
+  it('stsCountChunks (both layouts), stsColumnOffsets, stsScatterChunks, the local kernels, their column (SoA) and fused forms and the layout conversions', async () => {
     let seed = 200;
     for (const { n, k } of cases.filter((c) => c.k <= 4096)) {
       for (const [grid, block] of [[4, 1], [3, 5], [2, 64]] as const) {
@@ -203,6 +203,9 @@ describe('STS counting kernels: webgpu vs wasm', () => {
         const [, countsSoA] = await same(shipped.kernels.stsCountChunksSoA!, shape, [channel!, new Uint32Array(k * P).fill(7), n, k, Uint32Array.of(0xffffffff)]);
         expect(countsSoA, `stsCountChunksSoA n=${n}`).toEqual(counts);
         await same(shipped.kernels.stsScatterChunksSoA!, shape, [channel!, time!, new Uint32Array(n), new Uint32Array(n), colOff!.slice(), chanStart, n, k, n]);
+        // the scatters that find their own offsets in the count table
+        await same(shipped.kernels.stsScatterChunksFused!, shape, [d, new Uint32Array(2 * n), counts!, new Uint32Array(k * P), n, k], `fused n=${n}`);
+        await same(shipped.kernels.stsScatterChunksFusedSoA!, shape, [channel!, time!, new Uint32Array(n), new Uint32Array(n), counts!, new Uint32Array(k * P), n, k, n]);
       }
     }
   });

@@ -152,6 +152,72 @@ export function stsScatterChunksSoA(channel: u32[], time: u32[], outChannel: u32
   }
 }
 
+/**
+ * Thread g of P derives its own write positions from the whole count table, the work of
+ * stsColumnOffsets and of the scan of the channel totals done by each thread for itself:
+ * colOff[g·k + c] = (digis of channels below c) + (digis of channel c in rows before g). It reads
+ * all P·k counts, so the fused scatters below pay off only while P·k is small, where they save
+ * two launches. Positions [fillBegin, fillEnd) of outChannel, the thread's share of the sorted
+ * channel column, get their channel on the way (none when fillBegin == fillEnd).
+ */
+function ownOffsets(counts: u32[], colOff: u32[], outChannel: u32[], g: u32, p: u32, nChannels: u32, fillBegin: i32, fillEnd: i32): void {
+  let start: u32 = 0;
+  for (let c: u32 = 0; c < nChannels; c++) {
+    let before: u32 = 0;
+    for (let h: u32 = 0; h < g; h++) before += counts[h * nChannels + c];
+    let total = before;
+    for (let h = g; h < p; h++) total += counts[h * nChannels + c];
+    colOff[g * nChannels + c] = start + before;
+    let a = <i32>start;
+    if (a < fillBegin) a = fillBegin;
+    let b = <i32>(start + total);
+    if (b > fillEnd) b = fillEnd;
+    for (; a < b; a++) outChannel[a] = c;
+    start += total;
+  }
+}
+
+/**
+ * stsColumnOffsets, the scan and stsScatterChunks in one launch (small count tables: see
+ * ownOffsets): thread g finds its positions in counts (stsCountChunks' layout 1), then writes its
+ * chunk in input order. colOff (P·k cells) ends as stsScatterChunks leaves it.
+ */
+export function stsScatterChunksFused(digis: u32[], out: u32[], counts: u32[], colOff: u32[], n: i32, nChannels: u32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  ownOffsets(counts, colOff, out, <u32>g, <u32>p, nChannels, 0, 0);
+  const row = <u32>g * nChannels;
+  const end = chunkBegin(g + 1, p, n);
+  for (let i = chunkBegin(g, p, n); i < end; i++) {
+    const c = digis[2 * i];
+    if (c >= nChannels) continue;
+    const pos = colOff[row + c];
+    colOff[row + c] = pos + 1;
+    out[2 * pos] = c;
+    out[2 * pos + 1] = digis[2 * i + 1];
+  }
+}
+
+/**
+ * stsScatterChunksSoA with its offsets found by each thread (see ownOffsets): one launch after
+ * the count instead of three. nSorted as in stsScatterChunksSoA.
+ */
+export function stsScatterChunksFusedSoA(channel: u32[], time: u32[], outChannel: u32[], outTime: u32[], counts: u32[], colOff: u32[],
+                                         n: i32, nChannels: u32, nSorted: i32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  ownOffsets(counts, colOff, outChannel, <u32>g, <u32>p, nChannels, chunkBegin(g, p, nSorted), chunkBegin(g + 1, p, nSorted));
+  const row = <u32>g * nChannels;
+  const end = chunkBegin(g + 1, p, n);
+  for (let i = chunkBegin(g, p, n); i < end; i++) {
+    const c = channel[i];
+    if (c >= nChannels) continue;
+    const at = colOff[row + c];
+    colOff[row + c] = at + 1;
+    outTime[at] = time[i];
+  }
+}
+
 /** Thread g: its own exclusive prefix sum of its row of counts (the talk's per-thread prefixSum). */
 export function stsLocalOffsets(counts: u32[], localOff: u32[], nChannels: u32): void {
   const row = <u32>(blockIdx.x * blockDim.x + threadIdx.x) * nChannels;

@@ -55,6 +55,13 @@ export interface StsSortOptions {
   method?: StsSortMethod;
   /** Threads owning a chunk in 'chunked' / 'local' (default 4 per worker). */
   chunks?: number;
+  /**
+   * 'chunked': each chunk owner derives its write positions from the whole count table inside the
+   * scatter, instead of stsColumnOffsets and a scan in launches of their own (two launches fewer,
+   * chunks × nChannels more reads per owner). Default: on the wasm pool when chunks × nChannels ≤
+   * FUSED_OFFSETS_MAX_CELLS.
+   */
+  fuseOffsets?: boolean;
   /** Grid-stride shape of the element-wise kernels (block default 256). */
   block?: number;
   /** Outputs per thread in a merge round (default 256). */
@@ -269,6 +276,7 @@ async function stsKernels(device: GpuDevice) {
   return {
     stsCountChunks: shipped.stsCountChunks!, stsLocalOffsets: shipped.stsLocalOffsets!, stsHalveRuns: shipped.stsHalveRuns!, stsTileStarts: shipped.stsTileStarts!,
     stsCountChunksSoA: shipped.stsCountChunksSoA!, stsScatterChunksSoA: shipped.stsScatterChunksSoA!,
+    stsScatterChunksFused: shipped.stsScatterChunksFused!, stsScatterChunksFusedSoA: shipped.stsScatterChunksFusedSoA!,
     stsInterleaveDigis: shipped.stsInterleaveDigis!, stsSplitDigis: shipped.stsSplitDigis!,
     stsScatterChunks, stsLocalSort, stsColumnOffsets, stsLocalMerge, stsCheckChannels, stsRunFlags, stsRunStarts, stsMergeDigis, stsMergeKeys,
     stsDigisToKeys, stsKeysToDigis, stsTileSort,
@@ -361,15 +369,32 @@ interface ChunkedLayout {
   stride: 1 | 2;
   count(counts: DeviceArray<'u32'>, bad: DeviceArray<'u32'>): [Kernel, KernelArg[]];
   scatter(colOff: DeviceArray<'u32'>, chanStart: DeviceArray<'u32'>): [Kernel, KernelArg[]];
+  /** The scatter that finds its own offsets in counts (column offsets, scan and scatter in one launch). */
+  fused(counts: DeviceArray<'u32'>, colOff: DeviceArray<'u32'>): [Kernel, KernelArg[]];
+}
+
+/**
+ * The most count cells (chunks × nChannels) for which 'chunked' fuses its offsets into the
+ * scatter by default: every chunk owner then reads them all, which stays below the cost of the
+ * two launches it saves up to about this size (measured: docs/sts.md, "Small inputs").
+ */
+export const FUSED_OFFSETS_MAX_CELLS = 1 << 14;
+
+function fuseOffsets(ctx: Pick<Ctx, 'device' | 'options' | 'nChannels'>, chunks: number): boolean {
+  const forced: unknown = ctx.options.fuseOffsets;
+  if (forced !== undefined && typeof forced !== 'boolean') throw new StsInputError(`fuseOffsets must be a boolean, got ${String(forced)}`);
+  if (forced !== undefined) return forced;
+  return ctx.device.backend !== 'webgpu' && chunks * ctx.nChannels <= FUSED_OFFSETS_MAX_CELLS;
 }
 
 async function chunkedSteps(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, layout: ChunkedLayout): Promise<void> {
   const { device, nChannels, launches } = ctx;
   const cs = chunkShape(ctx);
   const cells = nChannels * cs.threads;
+  const fused = fuseOffsets(ctx, cs.threads);
   const counts = allocCells(ctx, cells);
   const colOff = allocCells(ctx, cells);
-  const totals = allocCells(ctx, nChannels);
+  const totals = fused ? undefined : allocCells(ctx, nChannels);
   const launch = async ([kernel, args]: [Kernel, KernelArg[]], shape: { grid: number; block: number }) => {
     launches.push(await device.launch(kernel, shape, args));
   };
@@ -378,11 +403,15 @@ async function chunkedSteps(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, layout: C
       await launch(layout.count(counts, bad), cs);
       await checkBad(ctx, bad, layout.channels, layout.stride);
     });
+    if (!totals) {
+      await launch(layout.fused(counts, colOff), cs);
+      return;
+    }
     await launch([ctx.k.stsColumnOffsets, [counts, colOff, totals, nChannels, cs.threads]], elementShape(ctx, nChannels));
     await exclusiveScan(device, totals, totals, nChannels, {}, launches);
     await launch(layout.scatter(colOff, totals), cs);
   } finally {
-    counts.free(); colOff.free(); totals.free();
+    counts.free(); colOff.free(); totals?.free();
   }
 }
 
@@ -393,6 +422,7 @@ function sortChunked(ctx: Ctx): Promise<void> {
     channels: input, stride: 2,
     count: (counts, bad) => [k.stsCountChunks, [input, counts, n, nChannels, bad, 1]],
     scatter: (colOff, chanStart) => [k.stsScatterChunks, [input, out, colOff, chanStart, n, nChannels]],
+    fused: (counts, colOff) => [k.stsScatterChunksFused, [input, out, counts, colOff, n, nChannels]],
   });
 }
 
@@ -407,6 +437,7 @@ function sortChunkedColumns(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, input: St
     channels: input.channel, stride: 1,
     count: (counts, bad) => [k.stsCountChunksSoA, [input.channel, counts, n, nChannels, bad]],
     scatter: (colOff, chanStart) => [k.stsScatterChunksSoA, [input.channel, input.time, out.channel, out.time, colOff, chanStart, n, nChannels, n]],
+    fused: (counts, colOff) => [k.stsScatterChunksFusedSoA, [input.channel, input.time, out.channel, out.time, counts, colOff, n, nChannels, n]],
   });
 }
 
