@@ -192,6 +192,29 @@ export function stepWrap(out: i32[], start: i32, end: i32, step: i32): void {
   let i = start;
   while (i < end) { out[i - start] = 1; i += step; }
 }
+// An index read from memory and bounded by the kernel's own guards: proven against n (u32, and
+// i32 with both ends guarded); the same read unguarded at its lower end stays checked.
+export function guardedRead(out: i32[], idx: u32[], n: u32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= idx.length) return;
+  const c = idx[i];
+  if (c >= n) return;
+  out[c] = i;
+}
+export function guardedReadSigned(out: i32[], idx: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= idx.length) return;
+  const c = idx[i];
+  if (c < 0 || c >= n) return;
+  out[c] = i;
+}
+export function guardedReadHalf(out: i32[], idx: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= idx.length) return;
+  const c = idx[i];
+  if (c >= n) return;
+  out[c] = i;
+}
 // Data-dependent: the index is read from memory (stays checked in both copies).
 export function gather(out: f32[], src: f32[], idx: i32[]): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -245,6 +268,16 @@ describe('range proof: the generated block form', () => {
 
   it('lookup: an index that is a byte read is proven against a table of 256', () => {
     expect(fnText(blockForm, '__lookup_u_r0_x4')).toMatch(/__ldv4<i32>\(false, __p_lut/);
+  });
+
+  it('guardedRead: an index read from memory is proven where the kernel\'s guards bound it, and stays checked where they leave an end open', () => {
+    expect(fnText(blockForm, '__guardedRead_u_r0')).toMatch(/__stu<i32>\(__p_out/);
+    expect(fnText(blockForm, '__guardedRead_r0')).toMatch(/__st<i32>\(__p_out/);
+    expect(fnText(blockForm, '__proof_guardedRead')).toMatch(/<i64>n/);
+    expect(fnText(blockForm, '__guardedReadSigned_u_r0')).toMatch(/__stu<i32>\(__p_out/);
+    // c < 0 is not excluded: out[c] stays checked in the copy; the read idx[i] is still proven
+    expect(fnText(blockForm, '__guardedReadHalf_u_r0')).toMatch(/__st<i32>\(__p_out/);
+    expect(fnText(blockForm, '__guardedReadHalf_u_r0')).toMatch(/__ldu<i32>\(__p_idx/);
   });
 
   it('a kernel with nothing to prove has no copy', () => {
@@ -395,6 +428,26 @@ for (const b of compiledBackends([1])) {
       const m = /index (\d+) is out of bounds of 'lut' \(length 200\)/.exec(String((err as Error).message));
       expect(Number(m?.[1])).toBeGreaterThanOrEqual(200);
       src.free(); out.free(); lut.free(); small.free();
+    });
+
+    it('guardedRead: indices from memory below n are written; with n past the end of out, the one outside traps', async () => {
+      for (const [kernel, dtype] of [['guardedRead', 'u32'], ['guardedReadSigned', 'i32'], ['guardedReadHalf', 'i32']] as const) {
+        const n = 700, len = 500;
+        const values = Array.from({ length: n }, (_, i) => (i * 7919) % 900 - (dtype === 'u32' || kernel === 'guardedReadHalf' ? 0 : 40));
+        const idx = await be.dev.upload(dtype, dtype === 'u32' ? Uint32Array.from(values) : Int32Array.from(values));
+        const out = await be.dev.upload('i32', new Int32Array(len).fill(-1));
+        // n = len: every index the guards let through is inside out (the proven copy runs)
+        await be.launch(kernel, 6, 128, [out, idx, len]);
+        const want = new Int32Array(len).fill(-1);
+        values.forEach((c, i) => { if (c >= 0 && c < len) want[c] = i; });
+        expect(Array.from(await out.read()), kernel).toEqual(Array.from(want));
+        // n past out's end: an index in [len, n) reaches out and traps (the checked form)
+        const err = await be.launch(kernel, 6, 128, [out, idx, len + 100]).then(() => undefined, (e: unknown) => e);
+        expect(err, kernel).toBeInstanceOf(KernelError);
+        const m = /index (\d+) is out of bounds of 'out' \(length 500\)/.exec(String((err as Error).message));
+        expect(Number(m?.[1]), kernel).toBeGreaterThanOrEqual(len);
+        idx.free(); out.free();
+      }
     });
 
     it('gather: an index read from memory outside src traps in a block whose other accesses are proven', async () => {

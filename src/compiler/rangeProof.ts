@@ -5,8 +5,9 @@
 // checks at all, and most of its blocks cannot go out of bounds. Like a JIT's range-check
 // elimination by loop predication, the compiler takes every array access whose index is an
 // integer expression of the thread and block indices, the launch's dimensions, scalar
-// parameters, array lengths, constants, 8/16-bit elements and local variables defined from those
-// (the hull of all their assignments; `for` loops' counters; variables stepping one way, bounded
+// parameters, array lengths, constants, 8/16-bit elements, 32-bit elements held in a local
+// where the kernel's own guards bound them (`const c = channel[i]; if (c >= n) continue;`), and
+// local variables defined from those (the hull of all their assignments; `for` loops' counters; variables stepping one way, bounded
 // on the other side by the conditions that hold where they are read), and writes a function that
 // evaluates, for the block about to run, an interval that holds each such index for every thread
 // of the block. The intervals are computed in i64 from the block's actual values, so no
@@ -15,7 +16,7 @@
 // with those accesses unchecked, and with the bounds guards the proof also settles for the block
 // (`x < width`) replaced by their values; otherwise (an edge block, a launch with short arrays)
 // it runs the checked form, which traps exactly as before. Accesses whose index the analysis
-// cannot follow (a value read from 32-bit memory, a shuffle, a float) stay checked in both
+// cannot follow (an unguarded value read from 32-bit memory, a shuffle, a float) stay checked in both
 // copies. All or nothing per block: an access whose interval is computable but loose (a relation
 // between two variables the intervals lose) sends every block to the checked form — the guards
 // recover the common ones (`cacheIndex < ib && cache[cacheIndex + ib]`).
@@ -64,7 +65,15 @@ export interface Fold { node: AstNode; value: boolean }
 interface Iv { lo: string; hi: string; signed: boolean; small?: true }
 
 /** A variable's values anywhere in the kernel: an end is null where only a guard bounds it (see useAt). */
-interface VarRange { lo: string | null; hi: string | null; signed: boolean }
+interface VarRange {
+  lo: string | null; hi: string | null; signed: boolean;
+  /**
+   * A value read from a 32-bit array (`const c = channel[i]`): the type's whole range, usable
+   * only where guards bound its open ends (`if (c >= n) continue;` — what makes the value a
+   * valid index is the kernel's own test, not where it came from).
+   */
+  memory?: true;
+}
 
 class Unprovable extends Error {}
 
@@ -333,6 +342,9 @@ class ProofWriter {
     const r = this.declRange(d);
     if (r.lo !== null && r.lo === r.hi) return { lo: r.lo, hi: r.hi, signed: r.signed };
     const g = this.guardBounds(d, at);
+    // Unguarded, a value from memory stays unprovable (checked in both copies) rather than a
+    // loose interval, which would send every block to the checked form.
+    if (r.memory && (g.hi.length === 0 || (r.signed && g.lo.length === 0))) throw new Unprovable();
     let lo = r.lo, hi = r.hi;
     for (const b of g.lo) lo = lo === null ? b : `max(${lo}, ${b})`;
     for (const b of g.hi) hi = hi === null ? b : `min(${hi}, ${b})`;
@@ -378,6 +390,11 @@ class ProofWriter {
     const sets = all.filter((a) => a.kind === 'set');
     const steps = all.filter((a) => a.kind !== 'set');
     if (sets.length === 0 || steps.some((a) => a.kind === 'other')) throw new Unprovable();
+    if (sets.length === 1 && steps.length === 0 && sets[0]!.value && this.readOf(sets[0]!.value) === type) {
+      return type === 'u32'
+        ? { lo: '<i64>0', hi: '<i64>4294967295', signed: false, memory: true }
+        : { lo: `<i64>${I32_MIN}`, hi: `<i64>${I32_MAX}`, signed: true, memory: true };
+    }
     let lo = '', hi = '', signed = type === 'i32';
     for (const a of sets) {
       const v = a.value ? this.operand(a.value, 0) : this.exact('<i64>0');
@@ -401,6 +418,14 @@ class ProofWriter {
       this.require(up ? `${step.lo} >= 0 && ${b} + ${step.hi} <= ${I32_MAX}` : `${step.lo} >= 0 && ${b} - ${step.hi} >= ${I32_MIN}`);
     }
     return up ? { lo: hull.lo, hi: null, signed: true } : { lo: null, hi: hull.hi, signed: true };
+  }
+
+  /** The element type of a 32-bit integer array that `e` reads one element of, else undefined. */
+  private readOf(e: AstNode): 'i32' | 'u32' | undefined {
+    const u = unparen(e);
+    if (u.kind !== NK.ElementAccess || u.expression.kind !== NK.Identifier) return undefined;
+    const d = this.x.fn.refs.get(u.expression);
+    return d?.array ? INT_TYPES[d.array.elem] : undefined;
   }
 
   /**
@@ -493,10 +518,11 @@ class ProofWriter {
   /** The bounds on d that the guards holding at `at` give (i64 expressions; lo: d ≥ each, hi: d ≤ each). */
   private guardBounds(d: Decl, at: AstNode): { lo: string[]; hi: string[] } {
     const out = { lo: [] as string[], hi: [] as string[] };
-    if ((this.x.declType(d) !== 'i32' && this.x.declType(d) !== 'isize') || this.guardDepth > 8) return out;
+    const type = INT_TYPES[this.x.declType(d) ?? ''];
+    if (!type || this.guardDepth > 8) return out;
     this.guardDepth++;
     try {
-      this.collectGuardBounds(d, at, out);
+      this.collectGuardBounds(d, at, out, type === 'i32');
     } finally {
       this.guardDepth--;
     }
@@ -506,12 +532,19 @@ class ProofWriter {
   /** (Bounds whose own bounds come from guards: a few levels, then no more.) */
   private guardDepth = 0;
 
-  private collectGuardBounds(d: Decl, at: AstNode, out: { lo: string[]; hi: string[] }): void {
+  /**
+   * The guards' bounds on d. The comparison must mean what the i64 interval says: both sides
+   * signed for an i32 d; for a u32 d (compared unsigned) an unsigned bound or a literal ≥ 0.
+   */
+  private collectGuardBounds(d: Decl, at: AstNode, out: { lo: string[]; hi: string[] }, signed: boolean): void {
     for (const g of this.guardsAt(at)) {
       if (!this.guardHolds(d, at, g)) continue;
       for (const atom of this.atoms(d, g.cond, g.truth)) {
         const b = this.attempt(() => this.iv(atom.bound));
-        if (!b || !b.signed || b.small) continue;
+        if (!b || b.small) continue;
+        const literal = unparen(atom.bound);
+        const nonNegativeLiteral = literal.kind === NK.Literal && literal.literalKind === LK.Integer && BigInt.asIntN(64, literal.value) >= 0n;
+        if (signed ? !b.signed : b.signed && !nonNegativeLiteral) continue;
         if (atom.op === '<') out.hi.push(`${b.hi} - 1`);
         else if (atom.op === '<=') out.hi.push(b.hi);
         else if (atom.op === '>') out.lo.push(`${b.lo} + 1`);
