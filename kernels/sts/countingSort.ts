@@ -21,6 +21,9 @@
 // stsCountChunksSoA → stsColumnOffsets → scan → stsScatterChunksSoA, the same steps without
 // interleaving the columns into words first or splitting them after.
 //
+// chunked with a small count table (P·k cells): stsCountChunks[SoA] → stsScatterChunksFused[SoA],
+// each thread deriving its own offsets from the whole table (two launches fewer).
+//
 // The talk writes these steps as the per-thread loops above; each kernel here is one of them.
 //
 // Every count kernel checks channel < nChannels: a bad digi is neither counted nor moved, and
@@ -107,11 +110,11 @@ export function stsCountChunksSoA(channel: u32[], hist: u32[], n: i32, nChannels
 }
 
 /**
- * stsScatterChunks from and to two arrays {channel, time} (colOff ends as there). The sorted channel column is runs of
- * equal channels whose bounds chanStart already holds, so only the time is scattered: thread g
- * writes its chunk's times at chanStart[c] + colOff[g·k + c]++, and fills its share of the
- * channel column, positions [⌊g·nSorted/P⌋, ⌊(g+1)·nSorted/P⌋), run by run, with sequential
- * stores. One scattered store a digi instead of two: the scattered stores are the sort's cost.
+ * stsScatterChunks from and to two arrays {channel, time} (colOff ends as there). The sorted
+ * channel column is runs of equal channels whose bounds chanStart already holds, so only the
+ * time is scattered: thread g writes its chunk's times at chanStart[c] + colOff[g·k + c]++, and
+ * fills its share of the channel column, positions [⌊g·nSorted/P⌋, ⌊(g+1)·nSorted/P⌋), run by
+ * run, with sequential stores. One scattered store a digi instead of two: the scattered stores are the sort's cost.
  * nSorted = Σ totals, the digis whose channel is below nChannels (all of them in the job, which
  * stops at a bad digi before this step); chanStart is the exclusive scan of the totals.
  */

@@ -7,8 +7,9 @@
 // integer expression of the thread and block indices, the launch's dimensions, scalar
 // parameters, array lengths, constants, 8/16-bit elements, 32-bit elements held in a local
 // where the kernel's own guards bound them (`const c = channel[i]; if (c >= n) continue;`), and
-// local variables defined from those (the hull of all their assignments; `for` loops' counters; variables stepping one way, bounded
-// on the other side by the conditions that hold where they are read), and writes a function that
+// local variables defined from those (the hull of all their assignments; `for` loops' counters;
+// variables stepping one way, bounded on the other side by the conditions that hold where they
+// are read), and writes a function that
 // evaluates, for the block about to run, an interval that holds each such index for every thread
 // of the block. The intervals are computed in i64 from the block's actual values, so no
 // arithmetic wraps there; each step also checks that the kernel's own 32-bit arithmetic could
@@ -16,8 +17,8 @@
 // with those accesses unchecked, and with the bounds guards the proof also settles for the block
 // (`x < width`) replaced by their values; otherwise (an edge block, a launch with short arrays)
 // it runs the checked form, which traps exactly as before. Accesses whose index the analysis
-// cannot follow (an unguarded value read from 32-bit memory, a shuffle, a float) stay checked in both
-// copies. All or nothing per block: an access whose interval is computable but loose (a relation
+// cannot follow (an unguarded value read from 32-bit memory, a shuffle, a float) stay checked
+// in both copies. All or nothing per block: an access whose interval is computable but loose (a relation
 // between two variables the intervals lose) sends every block to the checked form — the guards
 // recover the common ones (`cacheIndex < ib && cache[cacheIndex + ib]`).
 
