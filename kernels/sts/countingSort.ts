@@ -183,7 +183,9 @@ function ownOffsets(counts: u32[], colOff: u32[], outChannel: u32[], g: u32, p: 
 /**
  * stsColumnOffsets, the scan and stsScatterChunks in one launch (small count tables: see
  * ownOffsets): thread g finds its positions in counts (stsCountChunks' layout 1), then writes its
- * chunk in input order. colOff (P·k cells) ends as stsScatterChunks leaves it.
+ * chunk in input order. colOff (P·k cells) ends as stsScatterChunks leaves it. The loop over the
+ * digis is stsScatterChunks' own, written out again: the range proof covers a kernel's accesses,
+ * not a helper function's, and in a helper colOff[row + c] would be checked on every digi.
  */
 export function stsScatterChunksFused(digis: u32[], out: u32[], counts: u32[], colOff: u32[], n: i32, nChannels: u32): void {
   const p = gridDim.x * blockDim.x;

@@ -360,9 +360,9 @@ async function sortAtomic(ctx: Ctx): Promise<void> {
 
 /**
  * The chunked sort's steps on either layout: count (each thread zeroes its own row of counts),
- * column offsets, scan of the channel totals into channel starts, scatter. `count` and `scatter`
- * give the layout's kernel and arguments; a bad digi's channel is read from `channels`, one every
- * `stride` words.
+ * column offsets, scan of the channel totals into channel starts, scatter — or, for a small count
+ * table, count and the fused scatter. `count`, `scatter` and `fused` give the layout's kernel and
+ * arguments; a bad digi's channel is read from `channels`, one every `stride` words.
  */
 interface ChunkedLayout {
   channels: DeviceArray<'u32'>;
@@ -403,7 +403,7 @@ async function chunkedSteps(ctx: Omit<Ctx, 'input' | 'out' | 'extra'>, layout: C
       await launch(layout.count(counts, bad), cs);
       await checkBad(ctx, bad, layout.channels, layout.stride);
     });
-    if (!totals) {
+    if (fused || !totals) {
       await launch(layout.fused(counts, colOff), cs);
       return;
     }
