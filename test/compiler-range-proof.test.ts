@@ -215,6 +215,35 @@ export function guardedReadHalf(out: i32[], idx: i32[], n: i32): void {
   if (c >= n) return;
   out[c] = i;
 }
+// Chunk bounds from a device function, which the proof does not look into: clamped where they
+// are used, the loops over [max(begin, 0), min(end, n)) are proven against n; unclamped they
+// stay checked. (chunkAt is any i32 — its result here is the usual ⌊g·n/P⌋.)
+function chunkAt(g: i32, p: i32, n: i32): i32 { return <i32>((<i64>g * <i64>n) / <i64>p); }
+export function clampedChunk(out: i32[], src: i32[], n: i32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const end = min(chunkAt(g + 1, p, n), n);
+  for (let i = max(chunkAt(g, p, n), 0); i < end; i++) out[i] = src[i] * 2;
+}
+export function clampedWalk(out: i32[], src: i32[], n: i32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const end = min(chunkAt(g + 1, p, n), n);
+  let i = max(chunkAt(g, p, n), 0);
+  while (i < end) { out[i] = src[i] + 1; i++; }
+}
+export function unclampedChunk(out: i32[], src: i32[], n: i32): void {
+  const p = gridDim.x * blockDim.x;
+  const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const end = chunkAt(g + 1, p, n);
+  for (let i = chunkAt(g, p, n); i < end; i++) out[i] = src[i] * 2;
+}
+// An index read from memory clamped on both sides: proven against n.
+export function clampedGather(out: i32[], src: i32[], idx: i32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= out.length) return;
+  out[i] = src[min(max(idx[i], 0), n - 1)];
+}
 // Data-dependent: the index is read from memory (stays checked in both copies).
 export function gather(out: f32[], src: f32[], idx: i32[]): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -278,6 +307,16 @@ describe('range proof: the generated block form', () => {
     // c < 0 is not excluded: out[c] stays checked in the copy; the read idx[i] is still proven
     expect(fnText(blockForm, '__guardedReadHalf_u_r0')).toMatch(/__st<i32>\(__p_out/);
     expect(fnText(blockForm, '__guardedReadHalf_u_r0')).toMatch(/__ldu<i32>\(__p_idx/);
+  });
+
+  it('clamped results of a device function bound a loop: proven where clamped, checked where not', () => {
+    expect(fnText(blockForm, '__clampedChunk_u_r0')).toMatch(/__ldu<i32>\(__p_src/);
+    expect(fnText(blockForm, '__clampedChunk_u_r0')).toMatch(/__stu<i32>\(__p_out/);
+    expect(fnText(blockForm, '__clampedWalk_u_r0')).toMatch(/__ldu<i32>\(__p_src/);
+    expect(fnText(blockForm, '__clampedWalk_u_r0')).toMatch(/__stu<i32>\(__p_out/);
+    expect(blockForm).not.toContain('__proof_unclampedChunk');
+    expect(fnText(blockForm, '__unclampedChunk_r0')).toMatch(/__ld<i32>\(__p_src/);
+    expect(fnText(blockForm, '__clampedGather_u_r0')).toMatch(/__ldu<i32>\(__p_src/);
   });
 
   it('a kernel with nothing to prove has no copy', () => {
@@ -448,6 +487,37 @@ for (const b of compiledBackends([1])) {
         expect(Number(m?.[1]), kernel).toBeGreaterThanOrEqual(len);
         idx.free(); out.free();
       }
+    });
+
+    it('clamped chunks: every element of [0, n) is written; with n past the end of the arrays, the one outside traps', async () => {
+      for (const kernel of ['clampedChunk', 'clampedWalk', 'unclampedChunk']) {
+        for (const [grid, block, n] of [[3, 7, 500], [1, 1, 1], [4, 32, 0], [2, 5, 499], [5, 64, 37]] as const) {
+          const src = await be.dev.upload('i32', Int32Array.from({ length: 500 }, (_, i) => i * 3 - 700));
+          const out = await be.dev.upload('i32', new Int32Array(500).fill(-1));
+          await be.launch(kernel, grid, block, [out, src, n]);
+          const want = Array.from({ length: 500 }, (_, i) => (i < n ? (i * 3 - 700) * (kernel === 'clampedWalk' ? 1 : 2) + (kernel === 'clampedWalk' ? 1 : 0) : -1));
+          expect(Array.from(await out.read()), `${kernel} ${grid}×${block} n=${n}`).toEqual(want);
+          const err = await be.launch(kernel, grid, block, [out, src, 600]).then(() => undefined, (e: unknown) => e);
+          expect(err, kernel).toBeInstanceOf(KernelError);
+          const m = /index (\d+) is out of bounds of '(src|out)' \(length 500\)/.exec(String((err as Error).message));
+          expect(Number(m?.[1]), kernel).toBeGreaterThanOrEqual(500);
+          src.free(); out.free();
+        }
+      }
+    });
+
+    it('clampedGather: indices clamped into [0, n) read src; with n past its end, one outside traps', async () => {
+      const len = 64, m = 300;
+      const src = await be.dev.upload('i32', Int32Array.from({ length: len }, (_, i) => i * 5 + 1));
+      const values = Array.from({ length: m }, (_, i) => ((i * 7919) % 200) - 60);
+      const idx = await be.dev.upload('i32', Int32Array.from(values));
+      const out = be.dev.alloc('i32', m);
+      await be.launch('clampedGather', 3, 128, [out, src, idx, len]);
+      expect(Array.from(await out.read())).toEqual(values.map((v) => Math.min(Math.max(v, 0), len - 1) * 5 + 1));
+      const err = await be.launch('clampedGather', 3, 128, [out, src, idx, len + 50]).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(KernelError);
+      expect(String((err as Error).message)).toMatch(/out of bounds of 'src' \(length 64\)/);
+      src.free(); idx.free(); out.free();
     });
 
     it('gather: an index read from memory outside src traps in a block whose other accesses are proven', async () => {

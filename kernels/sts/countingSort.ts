@@ -46,7 +46,12 @@ function mulDiv(a: u32, b: u32, c: u32): u32 {
   return q;
 }
 
-/** The first digi of thread g's chunk: ⌊g·n/P⌋ = g·⌊n/P⌋ + ⌊g·(n mod P)/P⌋ (CUDA: (long long)g * n / P). */
+/**
+ * The first digi of thread g's chunk: ⌊g·n/P⌋ = g·⌊n/P⌋ + ⌊g·(n mod P)/P⌋ (CUDA: (long long)g * n / P).
+ * The kernels clamp a chunk to [0, n) where they call it, `max(chunkBegin(g, p, n), 0)` and
+ * `min(chunkBegin(g + 1, p, n), n)`: a no-op, but the compiler's range proof does not look
+ * inside a device function, and the clamps let it drop the checks of `channel[i]` in the loops.
+ */
 function chunkBegin(g: i32, p: i32, n: i32): i32 { return g * (n / p) + <i32>mulDiv(<u32>g, <u32>(n % p), <u32>p); }
 
 /**
@@ -60,8 +65,8 @@ export function stsCountChunks(digis: u32[], hist: u32[], n: i32, nChannels: u32
   const g = blockIdx.x * blockDim.x + threadIdx.x;
   if (layout == 0) for (let c: u32 = 0; c < nChannels; c++) hist[c * <u32>p + <u32>g] = 0;
   else for (let c: u32 = 0; c < nChannels; c++) hist[<u32>g * nChannels + c] = 0;
-  const end = chunkBegin(g + 1, p, n);
-  for (let i = chunkBegin(g, p, n); i < end; i++) {
+  const end = min(chunkBegin(g + 1, p, n), n);
+  for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = digis[2 * i];
     if (c >= nChannels) atomicMin(bad, 0, <u32>i);
     else if (layout == 0) hist[c * <u32>p + <u32>g] += 1;
@@ -81,8 +86,8 @@ export function stsScatterChunks(digis: u32[], out: u32[], colOff: u32[], chanSt
   const g = blockIdx.x * blockDim.x + threadIdx.x;
   const row = <u32>g * nChannels;
   for (let c: u32 = 0; c < nChannels; c++) colOff[row + c] += chanStart[c];
-  const end = chunkBegin(g + 1, p, n);
-  for (let i = chunkBegin(g, p, n); i < end; i++) {
+  const end = min(chunkBegin(g + 1, p, n), n);
+  for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = digis[2 * i];
     if (c >= nChannels) continue;
     const pos = colOff[row + c];
@@ -101,8 +106,8 @@ export function stsCountChunksSoA(channel: u32[], hist: u32[], n: i32, nChannels
   const g = blockIdx.x * blockDim.x + threadIdx.x;
   const row = <u32>g * nChannels;
   for (let c: u32 = 0; c < nChannels; c++) hist[row + c] = 0;
-  const end = chunkBegin(g + 1, p, n);
-  for (let i = chunkBegin(g, p, n); i < end; i++) {
+  const end = min(chunkBegin(g + 1, p, n), n);
+  for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = channel[i];
     if (c >= nChannels) atomicMin(bad, 0, <u32>i);
     else hist[row + c] += 1;
@@ -145,8 +150,8 @@ export function stsScatterChunksSoA(channel: u32[], time: u32[], outChannel: u32
   // As stsScatterChunks: the row becomes absolute positions, one table read per digi.
   const row = <u32>g * nChannels;
   for (let c: u32 = 0; c < nChannels; c++) colOff[row + c] += chanStart[c];
-  const end = chunkBegin(g + 1, p, n);
-  for (let i = chunkBegin(g, p, n); i < end; i++) {
+  const end = min(chunkBegin(g + 1, p, n), n);
+  for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = channel[i];
     if (c >= nChannels) continue;
     const at = colOff[row + c];
@@ -192,8 +197,8 @@ export function stsScatterChunksFused(digis: u32[], out: u32[], counts: u32[], c
   const g = blockIdx.x * blockDim.x + threadIdx.x;
   ownOffsets(counts, colOff, out, <u32>g, <u32>p, nChannels, 0, 0);
   const row = <u32>g * nChannels;
-  const end = chunkBegin(g + 1, p, n);
-  for (let i = chunkBegin(g, p, n); i < end; i++) {
+  const end = min(chunkBegin(g + 1, p, n), n);
+  for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = digis[2 * i];
     if (c >= nChannels) continue;
     const pos = colOff[row + c];
@@ -213,8 +218,8 @@ export function stsScatterChunksFusedSoA(channel: u32[], time: u32[], outChannel
   const g = blockIdx.x * blockDim.x + threadIdx.x;
   ownOffsets(counts, colOff, outChannel, <u32>g, <u32>p, nChannels, chunkBegin(g, p, nSorted), chunkBegin(g + 1, p, nSorted));
   const row = <u32>g * nChannels;
-  const end = chunkBegin(g + 1, p, n);
-  for (let i = chunkBegin(g, p, n); i < end; i++) {
+  const end = min(chunkBegin(g + 1, p, n), n);
+  for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = channel[i];
     if (c >= nChannels) continue;
     const at = colOff[row + c];
@@ -238,8 +243,8 @@ export function stsLocalOffsets(counts: u32[], localOff: u32[], nChannels: u32):
 export function stsLocalSort(digis: u32[], tmp: u32[], localOff: u32[], n: i32, nChannels: u32): void {
   const p = gridDim.x * blockDim.x;
   const g = blockIdx.x * blockDim.x + threadIdx.x;
-  const begin = chunkBegin(g, p, n);
-  const end = chunkBegin(g + 1, p, n);
+  const begin = max(chunkBegin(g, p, n), 0);
+  const end = min(chunkBegin(g + 1, p, n), n);
   for (let i = begin; i < end; i++) {
     const c = digis[2 * i];
     if (c >= nChannels) continue;

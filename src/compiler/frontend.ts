@@ -537,7 +537,7 @@ class FrontEnd {
         // The copy for blocks whose accesses are proven inside their arrays (rangeProof.ts).
         let proven: { proof: string[]; fast: string } | undefined;
         const proof = this.unchecked ? undefined : blockRangeProof({
-          fn: f, declType: (d) => declType(this, f, d), moduleConst: (name) => this.moduleConst(name), length: arrayLength,
+          fn: f, declType: (d) => declType(this, f, d), moduleConst: (name) => this.moduleConst(name), valueType: (e) => valueType(this, f, e), length: arrayLength,
         });
         if (proof) {
           // The proven copy sees the bounds guards the proof folded as their values.

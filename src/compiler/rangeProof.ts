@@ -6,7 +6,8 @@
 // elimination by loop predication, the compiler takes every array access whose index is an
 // integer expression of the thread and block indices, the launch's dimensions, scalar
 // parameters, array lengths, constants, 8/16-bit elements, 32-bit elements held in a local
-// where the kernel's own guards bound them (`const c = channel[i]; if (c >= n) continue;`), and
+// where the kernel's own guards bound them (`const c = channel[i]; if (c >= n) continue;`),
+// clamps of values it cannot follow (`min(chunkEnd(g), n)`: bounded on the clamped side), and
 // local variables defined from those (the hull of all their assignments; `for` loops' counters;
 // variables stepping one way, bounded on the other side by the conditions that hold where they
 // are read), and writes a function that
@@ -32,6 +33,8 @@ export interface RangeProofInput {
   /** A variable's type (null when it cannot be inferred). */
   declType(d: Decl): string | null;
   moduleConst(name: string): { typeText: string | null; init: AstNode | null } | undefined;
+  /** An expression's type as the compiler infers it (null when it cannot). */
+  valueType(e: AstNode): string | null;
   /** An array's length (elements, i32) as the block form's kernel function writes it. */
   length(d: Decl): string;
 }
@@ -64,6 +67,13 @@ export interface Fold { node: AstNode; value: boolean }
  * (only an index by itself or a conversion to 32 bits may use it).
  */
 interface Iv { lo: string; hi: string; signed: boolean; small?: true }
+
+/**
+ * An integer's bounds where it may have only one (null: none): a clamp of a value the analysis
+ * cannot follow — `min(chunkEnd(g), n)`, `max(x[i], 0)` — is bounded on its clamped side only.
+ * `literal`: a literal ≥ 0, the same value signed or not.
+ */
+interface Half { lo: string | null; hi: string | null; signed: boolean; literal?: true }
 
 /** A variable's values anywhere in the kernel: an end is null where only a guard bounds it (see useAt). */
 interface VarRange {
@@ -210,6 +220,50 @@ class ProofWriter {
     return v;
   }
 
+  /**
+   * An integer expression's bounds where it may have only one (Half): min/max of a value the
+   * analysis cannot follow — a device function's result, an element read — keep the other
+   * argument's bound on their side. Any other integer it cannot follow has no bounds (a u32's
+   * lower one, 0, aside); an expression it can follow, its interval.
+   */
+  private half(e: AstNode, depth: number): Half {
+    if (depth > 60) throw new Unprovable();
+    const u = unparen(e);
+    const { fn } = this.x;
+    const c = u.kind === NK.Call ? u.expression as AstNode : undefined;
+    const args = (u.kind === NK.Call ? u.args : []) as AstNode[];
+    if (c?.kind === NK.Identifier && !fn.refs.has(c) && (c.text === 'min' || c.text === 'max') && args.length === 2) {
+      const a = this.half(args[0]!, depth + 1), b = this.half(args[1]!, depth + 1);
+      // AssemblyScript compares both as one type: the bounds mean the same either way only then.
+      if (a.signed !== b.signed && !a.literal && !b.literal) throw new Unprovable();
+      const signed = a.literal ? b.signed : b.literal ? a.signed : a.signed;
+      const f = c.text;
+      const both = (x: string | null, y: string | null) => (x === null || y === null ? null : `${f}(${x}, ${y})`);
+      const either = (x: string | null, y: string | null) => (x === null ? y : y === null ? x : `${f}(${x}, ${y})`);
+      return f === 'min' ? { lo: both(a.lo, b.lo), hi: either(a.hi, b.hi), signed } : { lo: either(a.lo, b.lo), hi: both(a.hi, b.hi), signed };
+    }
+    const v = this.attempt(() => this.operand(u, depth));
+    if (v) {
+      const literal = u.kind === NK.Literal && u.literalKind === LK.Integer && BigInt.asIntN(64, u.value) >= 0n;
+      return literal ? { lo: v.lo, hi: v.hi, signed: v.signed, literal: true } : { lo: v.lo, hi: v.hi, signed: v.signed };
+    }
+    if (u.kind === NK.Identifier) { const d = fn.refs.get(u); if (d && !d.array) return this.halfAt(d, u); }
+    const t = INT_TYPES[this.x.valueType(u) ?? ''];
+    if (!t) throw new Unprovable();
+    return t === 'u32' ? { lo: '<i64>0', hi: null, signed: false } : { lo: null, hi: null, signed: true };
+  }
+
+  /** A variable's bounds where `at` reads it, as useAt's but with an end left open where nothing bounds it. */
+  private halfAt(d: Decl, at: AstNode): Half {
+    const r = this.declRange(d);
+    const g = this.guardBounds(d, at);
+    // A value from memory has its type's range: bounds only in the type's own sense (u32 ≥ 0).
+    let lo = r.memory && r.signed ? null : r.lo, hi = r.memory ? null : r.hi;
+    for (const b of g.lo) lo = lo === null ? b : `max(${lo}, ${b})`;
+    for (const b of g.hi) hi = hi === null ? b : `min(${hi}, ${b})`;
+    return { lo, hi, signed: r.signed };
+  }
+
   /** The interval of an integer expression (throws Unprovable). */
   iv(e: AstNode, depth = 0): Iv {
     if (depth > 60) throw new Unprovable();
@@ -273,8 +327,15 @@ class ProofWriter {
         if (c.kind !== NK.Identifier || fn.refs.has(c)) throw new Unprovable();
         const args = e.args as AstNode[];
         if ((c.text === 'min' || c.text === 'max') && args.length === 2) {
-          const a = rec(args[0]!), b = rec(args[1]!);
-          return this.temp(`${c.text}(${a.lo}, ${b.lo})`, `${c.text}(${a.hi}, ${b.hi})`, a.signed && b.signed);
+          const both = this.attempt(() => {
+            const a = rec(args[0]!), b = rec(args[1]!);
+            return this.temp(`${c.text}(${a.lo}, ${b.lo})`, `${c.text}(${a.hi}, ${b.hi})`, a.signed && b.signed);
+          });
+          if (both) return both;
+          // A value clamped on both sides, whatever it was: `min(max(x[i], 0), n - 1)`.
+          const h = this.half(e, depth);
+          if (h.lo === null || h.hi === null) throw new Unprovable();
+          return this.temp(h.lo, h.hi, h.signed);
         }
         const t = INT_TYPES[c.text as string];
         if (t && args.length === 1) { const v = this.iv(args[0]!, depth + 1); return this.inRange({ lo: v.lo, hi: v.hi, signed: v.signed && t === 'i32' }); }
@@ -386,7 +447,7 @@ class ProofWriter {
     const counter = this.counters.get(d);
     if (counter) {
       if (all.length !== 2) throw new Unprovable(); // assigned in the loop's body too
-      return this.counterInterval(counter, type);
+      return this.counterInterval(d, counter, type);
     }
     const sets = all.filter((a) => a.kind === 'set');
     const steps = all.filter((a) => a.kind !== 'set');
@@ -396,20 +457,40 @@ class ProofWriter {
         ? { lo: '<i64>0', hi: '<i64>4294967295', signed: false, memory: true }
         : { lo: `<i64>${I32_MIN}`, hi: `<i64>${I32_MAX}`, signed: true, memory: true };
     }
-    let lo = '', hi = '', signed = type === 'i32';
+    // The hull of the assignments; an end stays open (null) where one of them is a clamp bounded
+    // only on the other side (`min(chunkEnd(g), n)`): then only guards where it is read close it.
+    let lo: string | null | undefined, hi: string | null | undefined, signed = type === 'i32';
     for (const a of sets) {
-      const v = a.value ? this.operand(a.value, 0) : this.exact('<i64>0');
+      const v: Half = a.value ? this.half(a.value, 0) : this.exact('<i64>0');
       signed = signed && v.signed;
-      lo = lo ? `min(${lo}, ${v.lo})` : v.lo;
-      hi = hi ? `max(${hi}, ${v.hi})` : v.hi;
+      lo = lo === undefined ? v.lo : lo === null || v.lo === null ? null : `min(${lo}, ${v.lo})`;
+      hi = hi === undefined ? v.hi : hi === null || v.hi === null ? null : `max(${hi}, ${v.hi})`;
+    }
+    if (lo === undefined || hi === undefined) throw new Unprovable();
+    if (lo === null || hi === null) {
+      if (steps.length > 0) {
+        // Stepping one way from a start bounded on that side: `let pos = max(begin(g), 0); … pos++`.
+        const up = steps.every((a) => a.kind === 'inc');
+        if (!(up ? lo !== null : hi !== null && steps.every((a) => a.kind === 'dec'))) throw new Unprovable();
+        const start = up ? lo! : hi!;
+        this.stepsCannotWrap(d, steps, up, type, signed);
+        return up ? { lo: start, hi: null, signed: true } : { lo: null, hi: start, signed: true };
+      }
+      return { lo, hi, signed };
     }
     const hull = this.inRange(this.temp(lo, hi, signed));
     if (steps.length === 0) return hull;
     const kinds = new Set(steps.map((a) => a.kind));
     if (kinds.size !== 1) throw new Unprovable();
     if (kinds.has('shrink')) return this.inRange(this.temp(`min(${hull.lo}, <i64>0)`, `max(${hull.hi}, <i64>0)`, hull.signed));
-    if (type !== 'i32' || !hull.signed) throw new Unprovable();
     const up = kinds.has('inc');
+    this.stepsCannotWrap(d, steps, up, type, hull.signed);
+    return up ? { lo: hull.lo, hi: null, signed: true } : { lo: null, hi: hull.hi, signed: true };
+  }
+
+  /** Each step of a variable stepping one way sits under a guard that keeps it from wrapping (else Unprovable). */
+  private stepsCannotWrap(d: Decl, steps: Assignment[], up: boolean, type: 'i32' | 'u32', signed: boolean): void {
+    if (type !== 'i32' || !signed) throw new Unprovable();
     for (const a of steps) {
       const step = a.value ? this.operand(a.value, 0) : this.exact('<i64>1');
       const g = this.guardBounds(d, a.node);
@@ -418,7 +499,6 @@ class ProofWriter {
       const b = bounds.reduce((x, y) => (up ? `min(${x}, ${y})` : `max(${x}, ${y})`));
       this.require(up ? `${step.lo} >= 0 && ${b} + ${step.hi} <= ${I32_MAX}` : `${step.lo} >= 0 && ${b} - ${step.hi} >= ${I32_MIN}`);
     }
-    return up ? { lo: hull.lo, hi: null, signed: true } : { lo: null, hi: hull.hi, signed: true };
   }
 
   /** The element type of a 32-bit integer array that `e` reads one element of, else undefined. */
@@ -434,17 +514,37 @@ class ProofWriter {
    * when start, bound and step are the block's constants), given a non-negative step and a
    * bound far enough from the type's end that the step past it does not wrap.
    */
-  private counterInterval(c: Counter, type: 'i32' | 'u32'): Iv {
-    const init = this.operand(c.init, 0), bound = this.operand(c.bound, 0);
+  private counterInterval(d: Decl, c: Counter, type: 'i32' | 'u32'): Iv {
+    // Only the start's lower end and the bound's upper end matter: `for (let i = max(begin(g), 0);
+    // i < end; i++)` with end = min(chunkEnd(g), n) runs over [0, n) whatever the helpers return.
+    const init = this.half(c.init, 0), bound = this.half(c.bound, 0);
+    if (init.lo === null || bound.hi === null) throw new Unprovable();
     const step = c.step ? this.operand(c.step, 0) : this.exact('<i64>1');
     const signed = type === 'i32' && init.signed && bound.signed && step.signed;
     const last = c.inclusive ? bound.hi : `${bound.hi} - 1`;
     this.require(`${step.lo} >= 0 && ${last} + ${step.hi} <= ${type === 'i32' ? I32_MAX : '4294967295'}`);
-    const exact = init.lo === init.hi && bound.lo === bound.hi && step.lo === step.hi;
-    const hi = exact
-      ? `${last} >= ${init.lo} && ${step.lo} > 0 ? ${init.lo} + (${last} - ${init.lo}) / ${step.lo} * ${step.lo} : ${init.lo}`
-      : `max(${last}, ${init.hi})`;
+    const exact = init.lo === init.hi && bound.lo !== null && bound.lo === bound.hi && step.lo === step.hi;
+    let hi: string;
+    if (exact) hi = `${last} >= ${init.lo} && ${step.lo} > 0 ? ${init.lo} + (${last} - ${init.lo}) / ${step.lo} * ${step.lo} : ${init.lo}`;
+    else if (init.hi !== null) hi = `max(${last}, ${init.hi})`;
+    else {
+      // The counter is read only where the loop's condition held (it is assigned nowhere else),
+      // so it is at most the last value below the bound — unless the bound reads the counter
+      // itself, at a start past it.
+      if (this.reads(c.bound, d)) throw new Unprovable();
+      hi = last;
+    }
     return this.inRange(this.temp(init.lo, hi, signed));
+  }
+
+  /** Does e read d? */
+  private reads(e: AstNode, d: Decl): boolean {
+    let found = false;
+    walk(e, (n) => {
+      if (n.kind === NK.Identifier && this.x.fn.refs.get(n) === d) found = true;
+      return found ? false : undefined;
+    });
+    return found;
   }
 
   // --- guards ----------------------------------------------------------------------------------
@@ -541,15 +641,14 @@ class ProofWriter {
     for (const g of this.guardsAt(at)) {
       if (!this.guardHolds(d, at, g)) continue;
       for (const atom of this.atoms(d, g.cond, g.truth)) {
-        const b = this.attempt(() => this.iv(atom.bound));
-        if (!b || b.small) continue;
-        const literal = unparen(atom.bound);
-        const nonNegativeLiteral = literal.kind === NK.Literal && literal.literalKind === LK.Integer && BigInt.asIntN(64, literal.value) >= 0n;
-        if (signed ? !b.signed : b.signed && !nonNegativeLiteral) continue;
-        if (atom.op === '<') out.hi.push(`${b.hi} - 1`);
-        else if (atom.op === '<=') out.hi.push(b.hi);
-        else if (atom.op === '>') out.lo.push(`${b.lo} + 1`);
-        else out.lo.push(b.lo);
+        // (Only the bound's end on the guard's side counts: `i < end` with end = min(chunkEnd(g), n).)
+        const b = this.attempt(() => this.half(atom.bound, 0));
+        if (!b) continue;
+        if (signed ? !b.signed : b.signed && !b.literal) continue;
+        if (atom.op === '<' && b.hi !== null) out.hi.push(`${b.hi} - 1`);
+        else if (atom.op === '<=' && b.hi !== null) out.hi.push(b.hi);
+        else if (atom.op === '>' && b.lo !== null) out.lo.push(`${b.lo} + 1`);
+        else if (atom.op === '>=' && b.lo !== null) out.lo.push(b.lo);
       }
     }
   }
