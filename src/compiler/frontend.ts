@@ -25,6 +25,7 @@ import { applyFolds, blockRangeProof, type NodeFactory } from './rangeProof.js';
 import { constantTrips } from './wgslUnroll.js';
 import { warpChainAt, type ChainStep } from './warpChain.js';
 import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
+import { inlineAccessorCalls } from './inlineAccessors.js';
 import {
   ATOMICS, BARRIERS, BLOCK_PREDICATES, CONVERSION_TYPES, ELEMENT_TYPES, FENCES, INDEX_VARIABLES, PURE_CALLS, SCALAR_TYPES,
   SHARED_DECLS, LOCAL_DECL, TYPED_ARRAY_NAMES, WARP_SHUFFLES, WARP_VOTES, isCollective, isLanguageName, isRawMemoryCall,
@@ -179,13 +180,16 @@ function privatizedArray(fn: FunctionInfo): Decl | undefined {
 
 /** Rounds of inlining (a device function with barriers calling another is inlined in the next round). */
 const INLINE_ROUNDS = 8;
+/** Rounds that may write accessors into kernels (an accessor's expression may call another). */
+const ACCESSOR_ROUNDS = 3;
 
 export function runFrontEnd(as: AssemblyScript, files: SourceFile[], options: FrontEndOptions = {}): FrontEndResult {
   let current = files;
   for (let round = 0; ; round++) {
     const fe = new FrontEnd(as, options);
     for (const f of current) fe.addFile(f);
-    const inlined = fe.inlineCollectives();
+    // Accessors first (their calls can sit in any expression), then the collective functions.
+    const inlined = (round < ACCESSOR_ROUNDS ? fe.inlineAccessors() : undefined) ?? fe.inlineCollectives();
     if (!inlined) return fe.finish();
     if (round === INLINE_ROUNDS) {
       throw new CompileFailure([{ file: files[0]!.path, line: 1, column: 1, message: `device functions with barriers call each other more than ${INLINE_ROUNDS} deep (recursion?)` }]);
@@ -594,6 +598,13 @@ class FrontEnd {
       params: f.decls.filter((d) => d.param).map((d) => ({ decl: d, name: d.name, array: d.param === 'array', typeText: d.typeText })),
       refs: f.refs, declOf: f.declOf, isArray: (d: object) => !!(d as Decl).array, isLocal: (d: object) => (d as Decl).array?.space === 'local',
     }));
+  }
+
+  /** Sources with accessor device functions written into the kernels (inlineAccessors.ts), or undefined if none are. */
+  inlineAccessors(): SourceFile[] | undefined {
+    if (this.diags.length) return undefined; // finish() reports them
+    const view = this.inlineView();
+    return inlineAccessorCalls(this.as, this.files, view, collectiveFunctions(view));
   }
 
   /** Sources with collective device functions inlined into the kernels, or undefined if none are called. */

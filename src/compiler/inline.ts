@@ -52,10 +52,10 @@ export function originOf(origins: readonly Origin[] | undefined, offset: number)
   return best;
 }
 
-interface Edit { start: number; end: number; text: string; origins: Origin[] }
+export interface Edit { start: number; end: number; text: string; origins: Origin[] }
 
 /** Applies edits (non-overlapping) to a text and its origins; new origins are relative to their edit's text. */
-function applyEdits(src: InlineSource, edits: Edit[]): InlineSource {
+export function applyEdits(src: InlineSource, edits: Edit[]): InlineSource {
   let text = src.text;
   let origins = (src.origins ?? []).map((o) => ({ ...o }));
   for (const e of [...edits].sort((a, b) => b.start - a.start)) {

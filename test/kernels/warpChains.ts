@@ -43,8 +43,12 @@ export function floatAllReduce(a: f32[], out: f32[]): void {
   out[g] = v;
 }
 
-/** A device function without barriers or warp operations (not inlined): a region calling it stays scalar, the others of its module do not. */
-function scaled(v: i32, k: i32): i32 { return v * k + threadIdx.x; }
+/**
+ * A device function without barriers or warp operations, of two statements (so not an accessor
+ * the compiler writes into the kernel: it stays a call): a region calling it stays scalar, the
+ * others of its module do not.
+ */
+function scaled(v: i32, k: i32): i32 { const s = v * k; return s + threadIdx.x; }
 
 // A scalar region (the call) before a run of xor shuffles: every lane ends with its warp's sum.
 export function afterDeviceCall(a: i32[], out: i32[]): void {
