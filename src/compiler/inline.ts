@@ -276,14 +276,28 @@ function printerClass(as: AssemblyScript) {
   return cached.cls;
 }
 
-function makeClass(as: AssemblyScript) {
+let renaming: { as: AssemblyScript; cls: ReturnType<typeof makeRenamingClass> } | undefined;
+
+/** AssemblyScript's printer (ASTBuilder) that prints f's variables under the names `rename` gives them (text: a name or an expression). */
+export function renamingPrinter(as: AssemblyScript) {
+  if (renaming?.as !== as) renaming = { as, cls: makeRenamingClass(as) };
+  return renaming.cls;
+}
+
+function makeRenamingClass(as: AssemblyScript) {
   const Base = (as as unknown as { ASTBuilder: new () => object }).ASTBuilder as unknown as new () => Builder;
-  return class InlinePrinter extends Base {
-    constructor(private readonly f: InlineFunction, private readonly rename: Map<object, string>, private readonly form: Form, private readonly hoisted: Map<string, string>) { super(); }
+  return class RenamingPrinter extends Base {
+    constructor(readonly f: InlineFunction, readonly rename: Map<object, string>) { super(); }
     override visitIdentifierExpression(n: AstNode): void {
       const d = this.f.refs.get(n);
-      this.sb.push(d && this.rename.has(d) ? this.rename.get(d)! : n.text);
+      this.sb.push(d && this.rename.has(d) ? this.rename.get(d)! : (n.text as string));
     }
+  };
+}
+
+function makeClass(as: AssemblyScript) {
+  return class InlinePrinter extends renamingPrinter(as) {
+    constructor(f: InlineFunction, rename: Map<object, string>, private readonly form: Form, private readonly hoisted: Map<string, string>) { super(f, rename); }
     override visitVariableStatement(n: AstNode): void {
       const decls = n.declarations as AstNode[];
       const shared = decls.filter((vd) => { const i = vd.initializer as AstNode | null; return i?.kind === NK.Call && i.expression.kind === NK.Identifier && SHARED_DECLS.has(i.expression.text); });

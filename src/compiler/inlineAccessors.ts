@@ -18,7 +18,7 @@
 // diagnostics inside it. Calls in device functions, and calls these rules refuse, stay calls.
 
 import { NK, lineCol, operatorOf, textOf, walk, type AstNode, type AssemblyScript } from './ast.js';
-import { applyEdits, type Edit, type InlineFunction, type InlineSource, type Origin } from './inline.js';
+import { applyEdits, renamingPrinter, type Edit, type InlineFunction, type InlineSource, type Origin } from './inline.js';
 
 // Markers around an argument in the printed copy (control characters no source holds): its index.
 const MARK_OPEN = '\u0001';
@@ -53,7 +53,7 @@ export function inlineAccessorCalls(as: AssemblyScript, files: InlineSource[], f
   }
   if (accessors.size === 0) return undefined;
   const pureBuiltins = new Set([...PURE_BUILTINS].filter((b) => !userNames.has(b)));
-  const Printer = printerClass(as);
+  const Printer = renamingPrinter(as);
   const edits = new Map<string, Edit[]>();
   for (const k of functions.filter((x) => x.exported)) {
     const own = new Set<string>();
@@ -128,23 +128,3 @@ const SCALAR_RESULTS: ReadonlySet<string> = new Set(['i32', 'u32', 'f32', 'f64',
 
 /** Builtins without side effects an accessor's expression may call (its reads are element accesses). */
 const PURE_BUILTINS: ReadonlySet<string> = new Set(['reinterpret', 'min', 'max', 'abs', 'select', 'i32', 'u32', 'f32', 'f64', 'i64', 'u64', 'bool', 'i8', 'u8', 'i16', 'u16']);
-
-interface Builder { sb: string[]; visitNode(n: AstNode): void; finish(): string; visitIdentifierExpression(n: AstNode): void }
-
-let cached: { as: AssemblyScript; cls: ReturnType<typeof makeClass> } | undefined;
-
-function printerClass(as: AssemblyScript) {
-  if (cached?.as !== as) cached = { as, cls: makeClass(as) };
-  return cached.cls;
-}
-
-function makeClass(as: AssemblyScript) {
-  const Base = (as as unknown as { ASTBuilder: new () => object }).ASTBuilder as unknown as new () => Builder;
-  return class AccessorPrinter extends Base {
-    constructor(private readonly f: InlineFunction, private readonly replace: Map<object, string>) { super(); }
-    override visitIdentifierExpression(n: AstNode): void {
-      const d = this.f.refs.get(n);
-      this.sb.push(d && this.replace.has(d) ? this.replace.get(d)! : (n.text as string));
-    }
-  };
-}
