@@ -51,6 +51,12 @@ export function conditionalArg(out: u32[], data: u32[], n: i32): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = pick(i & 1, data[3 * i]) + pick(i & 2, <u32>i);
 }
+// An argument of another type than its parameter's (a u32 where fieldB takes an i32, an f32
+// array where it takes a u32 one): the call stays a call, so the compiler judges it as written.
+export function otherTypes(out: u32[], data: u32[], n: i32): void {
+  const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = fieldB(data, <u32>i + 0) + fieldB(data, 0);
+}
 // The kernel's own STRIDE would change what fieldB's expression means: the call stays a call.
 export function shadowed(out: u32[], data: u32[], n: i32): void {
   const STRIDE = 1;
@@ -86,6 +92,8 @@ describe('accessor device functions in the generated block form', () => {
     // fieldB reads its index once: written in, with the read of idx[i] in its place
     expect(fnText('__readEndsAt_r0')).not.toMatch(/fieldB\(/);
     expect(fnText('__shadowed_r0')).toMatch(/fieldB\(/);
+    // <u32>i + 0 is a u32, fieldB takes an i32: stays a call; the literal 0 is written in
+    expect(fnText('__otherTypes_r0').match(/fieldB\(/g)).toHaveLength(1);
     expect(fnText('__conditionalArg_r0').match(/pick\(/g)).toHaveLength(1);
     expect(fnText('__conditionalArg_r0')).toMatch(/pick\(i & 1, __ld<u32>\(__p_data/);
   });
@@ -116,6 +124,7 @@ for (const b of compiledBackends([1, 7])) {
         ['readEndsAt', [out, data, ix, n], ref((i) => E(idx[i]!) + B(idx[i]!))],
         ['shadowed', [out, data, n], ref((i) => B(i) + 1)],
         ['conditionalArg', [out, data, n], ref((i) => ((i & 1) !== 0 ? rec[3 * i]! : 0) + ((i & 2) !== 0 ? i : 0))],
+        ['otherTypes', [out, data, n], ref((i) => B(i) + B(0))],
       ] as const) {
         await out.fill(0);
         await be.launch(kernel, grid, 64, [...args]);

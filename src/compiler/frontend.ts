@@ -597,6 +597,7 @@ class FrontEnd {
       node: f.node, name: f.name, exported: f.exported, file: f.file, returnType: f.returnType,
       params: f.decls.filter((d) => d.param).map((d) => ({ decl: d, name: d.name, array: d.param === 'array', typeText: d.typeText })),
       refs: f.refs, declOf: f.declOf, isArray: (d: object) => !!(d as Decl).array, isLocal: (d: object) => (d as Decl).array?.space === 'local',
+      elemOf: (d: object) => (d as Decl).array?.elem, typeOf: (e: AstNode) => valueType(this, f, e),
     }));
   }
 

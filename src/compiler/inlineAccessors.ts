@@ -11,13 +11,15 @@
 // a scalar argument may not call, assign or step anything; one the expression does not read
 // exactly once, unconditionally, may not read memory or divide either (a read repeated, skipped
 // or made conditional could trap, or see another value under a concurrent write, where the
-// call's one read did not). Each argument is converted to its parameter's type and
-// the result to the function's (`<i32>(arg)`, `<f32>(…)`), as the call did. A name the
+// call's one read did not). An argument must have its parameter's type already (an array, its
+// element type; a literal is typed by the parameter): the copy converts it explicitly
+// (`<i32>(arg)`) and the result to the function's type, which must not accept what the call
+// would have refused. A name the
 // expression takes from the module must not be one of the calling kernel's own. The copy stays
 // on the call's line, and names the device function's line (an origin) for the sites and
 // diagnostics inside it. Calls in device functions, and calls these rules refuse, stay calls.
 
-import { NK, lineCol, operatorOf, textOf, walk, type AstNode, type AssemblyScript } from './ast.js';
+import { LK, NK, lineCol, operatorOf, textOf, walk, type AstNode, type AssemblyScript } from './ast.js';
 import { applyEdits, renamingPrinter, type Edit, type InlineFunction, type InlineSource, type Origin } from './inline.js';
 
 // Markers around an argument in the printed copy (control characters no source holds): its index.
@@ -68,10 +70,16 @@ export function inlineAccessorCalls(as: AssemblyScript, files: InlineSource[], f
       for (let i = 0; i < args.length; i++) {
         const p = a.f.params[i]!, arg = args[i]!;
         if (p.array) {
+          // An array of the parameter's element type: another would be a type error of the call.
           const d = arg.kind === NK.Identifier ? k.refs.get(arg) : undefined;
-          if (!d || !k.isArray(d)) return undefined;
+          if (!d || !k.isArray(d) || k.elemOf?.(d) === undefined || k.elemOf(d) !== a.f.elemOf?.(p.decl)) return undefined;
           replace.set(p.decl, arg.text as string);
         } else {
+          // A value of the parameter's type (or a literal, typed by it): the conversion the copy
+          // writes must not accept what the call would have refused.
+          const wide = /^([iu](32|64)|f(32|64))$/.test(p.typeText ?? '');
+          const literal = wide && arg.kind === NK.Literal && (arg.literalKind === LK.Integer || (arg.literalKind === LK.Float && /^f(32|64)$/.test(p.typeText!)));
+          if (!literal && k.typeOf?.(arg) !== p.typeText) return undefined;
           // Evaluated exactly once where the call evaluated it, or else it may not read memory or
           // divide: a read or a division the copy repeats, skips or makes conditional could
           // trap (or see another value) where the call did not.
