@@ -185,13 +185,17 @@ const ACCESSOR_ROUNDS = 3;
 
 export function runFrontEnd(as: AssemblyScript, files: SourceFile[], options: FrontEndOptions = {}): FrontEndResult {
   let current = files;
-  for (let round = 0; ; round++) {
+  // Accessors first (their calls can sit in any expression), then the collective functions; each
+  // kind counts its own rounds, so that accessors leave the collectives all of theirs.
+  let accessorRounds = 0;
+  for (let round = 0; ; ) {
     const fe = new FrontEnd(as, options);
     for (const f of current) fe.addFile(f);
-    // Accessors first (their calls can sit in any expression), then the collective functions.
-    const inlined = (round < ACCESSOR_ROUNDS ? fe.inlineAccessors() : undefined) ?? fe.inlineCollectives();
+    const accessors = accessorRounds < ACCESSOR_ROUNDS ? fe.inlineAccessors() : undefined;
+    if (accessors) { accessorRounds++; current = accessors; continue; }
+    const inlined = fe.inlineCollectives();
     if (!inlined) return fe.finish();
-    if (round === INLINE_ROUNDS) {
+    if (round++ === INLINE_ROUNDS) {
       throw new CompileFailure([{ file: files[0]!.path, line: 1, column: 1, message: `device functions with barriers call each other more than ${INLINE_ROUNDS} deep (recursion?)` }]);
     }
     current = inlined;

@@ -30,9 +30,9 @@ export interface InlineFunction {
   /** A `__local__` array (per thread): a device function it is passed to is inlined. */
   isLocal(decl: object): boolean;
   /** An array's element type (undefined for a scalar). */
-  elemOf?(decl: object): string | undefined;
+  elemOf(decl: object): string | undefined;
   /** An expression's type as the front end infers it (null when it cannot). */
-  typeOf?(e: AstNode): string | null;
+  typeOf(e: AstNode): string | null;
 }
 
 export interface InlineProblem { node: AstNode; file: string; message: string }

@@ -72,14 +72,14 @@ export function inlineAccessorCalls(as: AssemblyScript, files: InlineSource[], f
         if (p.array) {
           // An array of the parameter's element type: another would be a type error of the call.
           const d = arg.kind === NK.Identifier ? k.refs.get(arg) : undefined;
-          if (!d || !k.isArray(d) || k.elemOf?.(d) === undefined || k.elemOf(d) !== a.f.elemOf?.(p.decl)) return undefined;
+          if (!d || !k.isArray(d) || k.elemOf(d) === undefined || k.elemOf(d) !== a.f.elemOf(p.decl)) return undefined;
           replace.set(p.decl, arg.text as string);
         } else {
           // A value of the parameter's type (or a literal, typed by it): the conversion the copy
           // writes must not accept what the call would have refused.
           const wide = /^([iu](32|64)|f(32|64))$/.test(p.typeText ?? '');
           const literal = wide && arg.kind === NK.Literal && (arg.literalKind === LK.Integer || (arg.literalKind === LK.Float && /^f(32|64)$/.test(p.typeText!)));
-          if (!literal && k.typeOf?.(arg) !== p.typeText) return undefined;
+          if (!literal && k.typeOf(arg) !== p.typeText) return undefined;
           // Evaluated exactly once where the call evaluated it, or else it may not read memory or
           // divide: a read or a division the copy repeats, skips or makes conditional could
           // trap (or see another value) where the call did not.
