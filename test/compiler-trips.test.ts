@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { compileKernels } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
-import { compiledBackends, onCompiledBackend, rng } from './helpers.js';
+import { compiledBackends, halvingTreesRef, onCompiledBackend, rng } from './helpers.js';
 
 const FILE = 'test/kernels/trips.ts';
 const SOURCE = readFileSync(FILE, 'utf8');
@@ -53,6 +53,15 @@ describe('constant trip counts in the block form', () => {
         await be.launch('trips', 1, 64, [out]);
         expect(Array.from(await out.read())).toEqual(tripsRef());
         out.free();
+      });
+
+      it.each([[2, 1], [2, 3], [3, 64], [2, 100], [1, 1024]])('halvingTrees: grid %i × block %i, against the TS reference', async (grid, blk) => {
+        const n = grid * blk, r = rng(n + 7);
+        const a = Int32Array.from({ length: n }, () => Math.floor(r() * 2 ** 32) | 0);
+        const A = await be.dev.upload('i32', a), out = be.dev.alloc('i32', 2 * grid);
+        await be.launch('halvingTrees', grid, blk, [A, out]);
+        expect(Array.from(await out.read())).toEqual(halvingTreesRef(a, grid, blk));
+        A.free(); out.free();
       });
 
       it.each([[1, 32], [3, 64], [2, 96]])('warpSum: grid %i × block %i', async (grid, blk) => {

@@ -114,3 +114,21 @@ export function pixelModuleAtCapacity(seed: number, moduleId: number): PixelColu
 export function withoutProvenCopies(block: string): string {
   return block.replace(/\/\/ the proven copy of (\w+):[^]*?\/\/ end of the proven copy of \1\n/g, '');
 }
+
+/**
+ * TS reference of test/kernels/trips.ts's halvingTrees: per block, the tree `s[t] += s[t + ib] * 3`
+ * for ib = blockDim / 2, halved to 0, and `s[t] ^= s[t + k] + k` for k = blockDim >> 1 down to 1
+ * (in i32). Returns out: [first tree, second tree] per block.
+ */
+export function halvingTreesRef(a: Int32Array, grid: number, block: number): number[] {
+  const out: number[] = [];
+  for (let b = 0; b < grid; b++) {
+    const s = Array.from(a.subarray(b * block, (b + 1) * block));
+    for (let ib = Math.trunc(block / 2); ib !== 0; ib = Math.trunc(ib / 2)) for (let t = 0; t < ib; t++) s[t] = (s[t]! + Math.imul(s[t + ib]!, 3)) | 0;
+    const first = s[0]!;
+    const u = Array.from(a.subarray(b * block, (b + 1) * block));
+    for (let k = block >> 1; k > 0; k >>= 1) for (let t = 0; t < k; t++) u[t] = u[t]! ^ ((u[t + k]! + k) | 0);
+    out.push(first, u[0]!);
+  }
+  return out;
+}

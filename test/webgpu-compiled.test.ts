@@ -14,7 +14,7 @@ import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import type { DType } from '../src/dtypes.js';
 import { KernelError, LaunchConfigError } from '../src/errors.js';
-import { rng, withWasmAndWebGpu } from './helpers.js';
+import { halvingTreesRef, rng, withWasmAndWebGpu } from './helpers.js';
 import { INC_CASES, incSequence } from './cuda-model.js';
 import { crossCheck, type Job } from '../src/crosscheck/index.js';
 import type { GpuDevice } from '../src/deviceApi.js';
@@ -774,6 +774,27 @@ describe('warp operations as subgroup builtins (the subgroup form of a kernel)',
       o.free();
     }
     expect(outs[1]).toEqual(outs[0]);
+  });
+
+  it('a halving loop from the block size around barriers (a reduction\'s tree) is written out as guarded copies, at any block size', async () => {
+    const mod = await compileKernelFiles(['test/kernels/trips.ts'], { cacheDir: false });
+    const wgsl = mod.meta.wgsl!['halvingTrees']!.source!;
+    // blockDim.x ≤ 1024: 10 copies of each tree (ib from 512 down to 1), no loop left; 3 barriers besides.
+    expect(wgsl.match(/workgroupBarrier\(\)/g)).toHaveLength(23);
+    expect(wgsl).not.toMatch(/\bloop \{/);
+    expect(wgsl.match(/if \(\(u_ib != 0i\)\) \{/g)).toHaveLength(10);
+    for (const [grid, blk] of [[2, 1], [2, 3], [3, 64], [2, 100], [1, 256]] as const) {
+      const r = rng(grid * blk + 11);
+      const a = Int32Array.from({ length: grid * blk }, () => Math.floor(r() * 2 ** 32) | 0);
+      const want = halvingTreesRef(a, grid, blk);
+      for (const dev of [wasm, gpu] as GpuDevice[]) {
+        await dev.load(mod);
+        const A = await dev.upload('i32', a), o = dev.alloc('i32', 2 * grid);
+        await dev.launch(mod.kernels.halvingTrees!, { grid, block: blk }, [A, o] as never);
+        expect(Array.from(await o.read()), `${dev.backend}, grid ${grid} × ${blk}`).toEqual(want);
+        A.free(); o.free();
+      }
+    }
   });
 
   it('SwiftShader\'s 4-lane subgroups are not warps: the device keeps the workgroup-memory form, and says why', async () => {

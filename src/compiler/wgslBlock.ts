@@ -4,13 +4,14 @@
 // (or, in a kernel's subgroup form, subgroup builtins).
 
 import { type AstNode, LK, NK } from './ast.js';
+import type { Decl } from './frontend.js';
 import { BARRIERS, BLOCK_PREDICATES, WARP_SHUFFLES, WARP_VOTES } from './language.js';
 import { reprOf } from './wgslTypes.js';
 import { TRAP_DIVERGENT, TRAP_DIVERGENT_WARP, shuffleFns, subgroupShuffleFns } from './wgslRuntime.js';
 import { paren } from './wgslModel.js';
 import { assignTarget, collectivesIn, hasCollective, listOf, uniformExpr } from './wgslUniformity.js';
 import { StmtEmitter } from './wgslStmt.js';
-import { constantTrips } from './wgslUnroll.js';
+import { constantTrips, halvingLoop } from './wgslUnroll.js';
 
 /** Prints one function (the kernel's entry body or a device function) as WGSL. */
 export class Emitter extends StmtEmitter {
@@ -49,7 +50,8 @@ export class Emitter extends StmtEmitter {
       } else this.stmtList(group, ind, out, false);
       group = [];
     };
-    for (const s of stmts) {
+    for (let si = 0; si < stmts.length; si++) {
+      const s = stmts[si]!;
       if (s.kind === NK.Empty) continue;
       if (s.kind === NK.Variable && (s.declarations as AstNode[]).every((vd) => this.fn.declOf.get(vd)?.array)) continue;
       if (this.isUniformStatement(s)) { flush(); this.stmt(s, ind, out); continue; }
@@ -70,7 +72,8 @@ export class Emitter extends StmtEmitter {
           out.push(`${ind}{`);
           const i2 = ind + '  ', i3 = ind + '    ';
           // A constant trip count (`for (let m = 16; m > 0; m /= 2)`): the trips written out (wgslUnroll.ts).
-          const trips = constantTrips(this.fn, s, (d) => d.node ? reprOf(this.declType(d, d.node)) === 'i32' : false);
+          const isI32 = (d: Decl) => d.node ? reprOf(this.declType(d, d.node)) === 'i32' : false;
+          const trips = constantTrips(this.fn, s, isI32);
           if (trips !== undefined) {
             this.blockList([s.initializer], i2, out);
             const step = { kind: NK.Expression, expression: s.incrementor, range: s.incrementor.range } as AstNode;
@@ -79,6 +82,21 @@ export class Emitter extends StmtEmitter {
               this.blockList(listOf(s.body), i3, out);
               out.push(`${i2}}`);
               this.blockList([step], i2, out);
+            }
+            out.push(`${ind}}`);
+            break;
+          }
+          // A halving loop from the block size (`for (let s = blockDim.x / 2; s > 0; s >>= 1)`, a
+          // reduction's tree): guarded copies, which fold once the pipeline fixes the block size.
+          const halving = s.condition && uniformExpr(this.g, this.fn, s.condition, this.g.uniformVars)
+            ? halvingLoop(this.fn, s, stmts[si - 1], isI32) : undefined;
+          if (halving) {
+            if (s.kind === NK.For) this.blockList([s.initializer], i2, out);
+            const step = { kind: NK.Expression, expression: halving.step, range: halving.step.range } as AstNode;
+            for (let k = 0; k < halving.copies; k++) {
+              out.push(`${i2}if (${this.blockCond(s.condition, s, i2, out)}) {`);
+              this.blockList([...halving.body, step], i3, out);
+              out.push(`${i2}}`);
             }
             out.push(`${ind}}`);
             break;

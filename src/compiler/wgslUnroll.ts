@@ -177,3 +177,114 @@ function stepOf(fn: FunctionInfo, decl: Decl, x: AstNode): ((m: number) => numbe
     default: return undefined;
   }
 }
+
+/**
+ * Halving loops around barriers, the tree of a block reduction: `let s = blockDim.x / 2; while
+ * (s != 0) { …; __syncthreads(); s /= 2; }` (or the `for` form). The trip count depends on the
+ * block size, a pipeline constant the GPU's compiler sees, yet it keeps the loop: a loop with a
+ * barrier is not unrolled, and every trip pays a branch around the barrier. Written out as
+ * guarded copies (`if (s != 0) { …; s /= 2; }`), each guard folds once the pipeline fixes the
+ * block size, and the tree becomes straight-line code. Measured on an H200 through Dawn (16M f32,
+ * the generated vecMax, block 256): 0.150 → 0.103 ms at grid 65,536 and 0.072 → 0.051 ms at
+ * 16,384, against CUDA's 0.091 and 0.047 ms.
+ *
+ * The copies are as many as the loop's trips from the largest start the counter can have
+ * (blockDim.x ≤ 1024, blockDim.z ≤ 64, literals; `/` and `>>` by literals): a false guard leaves
+ * the counter as it is, so every later guard is false too, and the copies run the trips the loop
+ * would, in the same order.
+ */
+export const MAX_HALVING_COPIES = 11;
+
+/** A halving loop written out: its counter, the guarded copies, the body and the step. */
+export interface HalvingLoop {
+  decl: Decl;
+  copies: number;
+  /** The body without the step of a while loop. */
+  body: AstNode[];
+  /** The counter's step, as an expression (`s /= 2`). */
+  step: AstNode;
+}
+
+/** The largest block dimension a launch may have (dims.ts): the bound of `blockDim.x` etc. */
+const BLOCK_DIM_MAX: Record<string, number> = { x: 1024, y: 1024, z: 64 };
+
+/**
+ * s as a HalvingLoop: a `for` or `while` whose condition is `c != 0`, `c > 0` or `c >= 1` on an
+ * i32 local c that starts at a value bounded in [0, hi] (the `for` loop's initializer, or the
+ * declaration right before the `while` loop, `prev`), steps by `c /= k` or `c >>= k` (k ≥ 2 or
+ * ≥ 1: the counter shrinks), and whose body neither moves c nor leaves the loop.
+ */
+export function halvingLoop(fn: FunctionInfo, s: AstNode, prev: AstNode | undefined, isI32: (d: Decl) => boolean): HalvingLoop | undefined {
+  if ((s.kind !== NK.For && s.kind !== NK.While) || !s.condition) return undefined;
+  const c = unparen(s.condition);
+  if (c.kind !== NK.Binary || unparen(c.left).kind !== NK.Identifier) return undefined;
+  const decl = fn.refs.get(unparen(c.left));
+  if (!decl || decl.array || decl.param || !isI32(decl)) return undefined;
+  const bound = intLiteral(c.right), op = operatorOf(c);
+  const test = op === '!=' && bound === 0 ? (m: number) => m !== 0 : op === '>' && bound === 0 ? (m: number) => m > 0 : op === '>=' && bound === 1 ? (m: number) => m >= 1 : undefined;
+  if (!test) return undefined;
+  let step: AstNode | null, body: AstNode[], init: AstNode | undefined;
+  if (s.kind === NK.For) {
+    step = s.incrementor;
+    body = listOf(s.body);
+    init = s.initializer ?? undefined;
+  } else {
+    const stmts = listOf(s.body);
+    const last = stmts[stmts.length - 1];
+    if (!last || last.kind !== NK.Expression) return undefined;
+    step = last.expression;
+    body = stmts.slice(0, -1);
+    init = prev;
+  }
+  if (!step || !init || init.kind !== NK.Variable || init.declarations.length !== 1) return undefined;
+  const vd = init.declarations[0] as AstNode;
+  if (fn.declOf.get(vd) !== decl) return undefined;
+  const next = halvingStep(fn, decl, step);
+  const start = vd.initializer ? startRange(fn, vd.initializer) : undefined;
+  if (!next || !start || start[0] < 0) return undefined;
+  const jumps = bodyJumps(fn, body, decl);
+  if (jumps.leaves || jumps.continues) return undefined;
+  // Halving is monotone on [0, hi]: the largest start runs the most trips.
+  let m = start[1], copies = 0;
+  while (test(m)) {
+    if (++copies > MAX_HALVING_COPIES) return undefined;
+    m = next(m);
+  }
+  return copies > 0 ? { decl, copies, body, step } : undefined;
+}
+
+/** `c /= k` (k ≥ 2), `c >>= k` (1 ≤ k ≤ 31), or the same as `c = c / k`, `c = c >> k`. */
+function halvingStep(fn: FunctionInfo, decl: Decl, x: AstNode): ((m: number) => number) | undefined {
+  x = unparen(x);
+  if (x.kind !== NK.Binary || x.left.kind !== NK.Identifier || fn.refs.get(x.left) !== decl) return undefined;
+  let op = operatorOf(x), k: number | undefined;
+  if (op === '=') {
+    const r = unparen(x.right);
+    if (r.kind !== NK.Binary || unparen(r.left).kind !== NK.Identifier || fn.refs.get(unparen(r.left)) !== decl) return undefined;
+    op = `${operatorOf(r)}=`;
+    k = intLiteral(r.right);
+  } else k = intLiteral(x.right);
+  if (k === undefined) return undefined;
+  if (op === '/=' && k >= 2) return (m) => Math.trunc(m / k!);
+  if (op === '>>=' && k >= 1 && k <= 31) return (m) => m >> k!;
+  return undefined;
+}
+
+/** [lo, hi] of a start value made of integer literals and blockDim, divided or shifted right by literals. */
+function startRange(fn: FunctionInfo, e: AstNode): [number, number] | undefined {
+  e = unparen(e);
+  const lit = intLiteral(e);
+  if (lit !== undefined) return [lit, lit];
+  if (e.kind === NK.PropertyAccess && e.expression.kind === NK.Identifier && e.expression.text === 'blockDim' && !fn.refs.has(e.expression)) {
+    const hi = BLOCK_DIM_MAX[e.property.text as string];
+    return hi === undefined ? undefined : [1, hi];
+  }
+  if (e.kind !== NK.Binary) return undefined;
+  const k = intLiteral(e.right), r = startRange(fn, e.left);
+  if (k === undefined || !r || r[0] < 0) return undefined;
+  switch (operatorOf(e)) {
+    case '/': return k > 0 ? [Math.trunc(r[0] / k), Math.trunc(r[1] / k)] : undefined;
+    case '>>': return k >= 0 && k <= 31 ? [r[0] >> k, r[1] >> k] : undefined;
+    default: return undefined;
+  }
+}

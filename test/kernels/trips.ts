@@ -18,3 +18,29 @@ export function warpSum(a: i32[], sums: i32[]): void {
   for (let offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
   if ((threadIdx.x & 31) == 0) sums[g >> 5] = v;
 }
+
+// Halving trees from the block size, as block reductions write them: the WGSL writes each out
+// as guarded copies that fold once the pipeline fixes the block size (wgslUnroll.ts,
+// halvingLoop); block sizes need not be powers of two. out[2b] and out[2b + 1]: block b's trees.
+export function halvingTrees(a: i32[], out: i32[]): void {
+  const s = __shared__<i32>(1024);
+  const t = threadIdx.x;
+  const g = blockIdx.x * blockDim.x + t;
+  s[t] = a[g];
+  __syncthreads();
+  let ib = blockDim.x / 2;
+  while (ib != 0) {
+    if (t < ib) s[t] = s[t] + s[t + ib] * 3;
+    __syncthreads();
+    ib /= 2;
+  }
+  const first = s[0];
+  __syncthreads();
+  s[t] = a[g];
+  __syncthreads();
+  for (let k = blockDim.x >> 1; k > 0; k >>= 1) {
+    if (t < k) s[t] = s[t] ^ (s[t + k] + k);
+    __syncthreads();
+  }
+  if (t == 0) { out[2 * blockIdx.x] = first; out[2 * blockIdx.x + 1] = s[0]; }
+}
