@@ -44,6 +44,11 @@ export interface LaunchStats {
   seed: number | null;
   /** GPU time of the launch's compute pass, ms (webgpu with `gpuTiming` and 'timestamp-query' only). */
   gpuTimeMs?: number;
+  /**
+   * webgpu, a compiled kernel with a launch proof (src/launchProof.ts): whether every block of
+   * the launch passed it, so the accesses it covers ran unchecked (false: all checked).
+   */
+  proven?: boolean;
 }
 
 export interface MemoryInfo {

@@ -3,6 +3,7 @@
 // host a typed handle per kernel. A device loads any number of them (`device.load`).
 
 import { SimtError } from './errors.js';
+import type { LaunchProofMeta } from './launchProof.js';
 import { type Kernel, type LaunchRequirement, type ParamSpec, defineKernel } from './kernel.js';
 
 export const MODULE_FORMAT = 'simt-kernels/1';
@@ -44,6 +45,13 @@ export interface ModuleWgslKernel {
    * counter may take the fast ticket form (src/compiler/wgslTicket.ts).
    */
   guardEntryPoint?: string;
+  /**
+   * The kernel's range proof (src/compiler/rangeProof.ts) for the host to evaluate per launch
+   * (src/launchProof.ts): where it holds for every block, the launch sets the shader's
+   * `sx_proven` constant and the accesses it covers run unchecked. Absent where no access is
+   * proven (and in unchecked modules).
+   */
+  launchProof?: LaunchProofMeta;
 }
 
 export interface KernelModuleMeta {

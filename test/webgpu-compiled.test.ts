@@ -214,8 +214,9 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
 
   it('a shared array indexed by threadIdx.x is checked against BLOCK_X (folded per pipeline); a block the array does not fit traps as on wasm', async () => {
     const src = language.meta.wgsl!['reverseBlock']!.source!;
-    expect(src).toMatch(/fn sx_st_w_s_tx\(i: u32[^\n]*\n  let n = sx_dyn_len;\n  let bad = BLOCK_X > n && i >= n;/);
-    expect(src).toMatch(/sx_st_w_s_tx\(u32\(u_t\)/);
+    // The launch proof covers the store too (`_p`: checked only where the launch is not proven, src/launchProof.ts).
+    expect(src).toMatch(/fn sx_st_w_s_tx_p\(i: u32[^\n]*\n  let n = sx_dyn_len;\n  let bad = !sx_proven && BLOCK_X > n && i >= n;/);
+    expect(src).toMatch(/sx_st_w_s_tx_p\(u32\(u_t\)/);
     await same(lang, 'reverseBlock', 2, 64, [{ dtype: 'i32', data: ints(128, 21) }, { dtype: 'i32', data: new Int32Array(128) }, 128], 4 * 64);
     const messages: string[] = [];
     for (const dev of [wasm, gpu]) {
@@ -332,7 +333,7 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
     const w = language.meta.wgsl!['floatMinMax']!.source!;
     // `if (a[i] > hi) hi = a[i];` and the shared tree's `if (t < s && c[t + s] > c[t]) c[t] = c[t + s];`
     expect(w).toMatch(/let (sx_t\d+) = u_hi;\s*let (sx_t\d+) = a_a\[[^\]]*\];\s*u_hi = select\(\1, \2, \1 < \2\);/);
-    expect(w).toMatch(/if \(\(u_t < u_s\)\) \{\s*let (sx_t\d+) = w_c\[[^;]*;\s*let (sx_t\d+) = w_c\[[^;]*;\s*sx_st_w_c(?:_tx)?\([^;]*select\(\1, \2, \1 < \2\)\);/);
+    expect(w).toMatch(/if \(\(u_t < u_s\)\) \{\s*let (sx_t\d+) = w_c\[[^;]*;\s*let (sx_t\d+) = w_c\[[^;]*;\s*sx_st_w_c(?:_tx)?(?:_p)?\([^;]*select\(\1, \2, \1 < \2\)\);/);
     // A storage element is stored only when the condition holds (another workgroup may write it).
     const m = await compileKernels([{ path: 'maxInto.ts', source: 'import { threadIdx } from "simt/kernel";\nexport function maxInto(a: f32[], out: f32[]): void { const t = threadIdx.x; if (a[t] > out[t]) out[t] = a[t]; }\n' }], { cacheDir: false });
     const st = m.meta.wgsl!['maxInto']!.source!;

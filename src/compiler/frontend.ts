@@ -1006,7 +1006,8 @@ const EXIT_SLOT_EXPR = '__EXIT_SLOT__';
 
 
 /** An array's length in elements (i32) in a kernel's own code in the block form (its regions, its block-level statements, its proof). */
-function arrayLength(d: Decl): string {
+/** An array's length (elements) as the block form names it: `__n_<param>`, a shared array's count or share of the dynamic bytes. */
+export function arrayLength(d: Decl): string {
   const a = d.array!;
   if (a.space === 'global') return `__n_${d.outName}`;
   return a.dynamic ? `<i32>(__ssize / ${elemBytes(a.elem)})` : String(a.count);

@@ -44,6 +44,7 @@ import type { FrontEndAnalysis, KernelInfo } from './frontend.js';
 import type { ModuleWgslKernel } from '../kernelModule.js';
 import { KernelGen } from './wgslKernel.js';
 import { NoWgsl } from './wgslModel.js';
+import { wgslLaunchProof } from './wgslProof.js';
 
 export { WGSL_ENTRY_POINT } from './wgslKernel.js';
 
@@ -56,12 +57,15 @@ export function generateWgsl(analysis: FrontEndAnalysis, kernels: readonly Kerne
     const fn = analysis.functions.find((f) => f.exported && f.name === k.name);
     if (!fn) continue;
     try {
-      const gen = new KernelGen(analysis, fn, !options.unchecked);
+      // The accesses a launch can prove inside their arrays (wgslProof.ts): checked unless it does.
+      const proof = options.unchecked ? undefined : wgslLaunchProof(analysis, fn);
+      const gen = new KernelGen(analysis, fn, !options.unchecked, false, proof?.proven);
       out[k.name] = gen.generate();
+      if (proof) out[k.name]!.launchProof = proof.meta;
       // A kernel with warp operations also gets its subgroup form, which a device whose
       // subgroups are its warps (32 lanes, laid out as CUDA's) runs instead.
       if (gen.usesWarpOps) {
-        const sg = new KernelGen(analysis, fn, !options.unchecked, true).generate();
+        const sg = new KernelGen(analysis, fn, !options.unchecked, true, proof?.proven).generate();
         out[k.name]!.subgroups = { source: sg.source!, sites: sg.sites! };
       }
     } catch (e) {

@@ -31,17 +31,27 @@ export class ArrayHelpers {
    * the pipeline, so the GPU's compiler folds the test away where that holds (vecMax's
    * `cache[threadIdx.x]`).
    */
-  private outOfBounds(r: ArrRef, threadX: boolean): string {
-    return threadX && r.space === 'workgroup' ? 'BLOCK_X > n && i >= n' : 'i >= n';
+  private outOfBounds(r: ArrRef, threadX: boolean, proven: boolean): string {
+    const test = threadX && r.space === 'workgroup' ? 'BLOCK_X > n && i >= n' : 'i >= n';
+    return proven ? `!sx_proven && ${test}` : test;
   }
 
-  /** A checked index (u32) helper for r: notes the trap and clamps to 0, without a branch (wgslRuntime.ts, trapFns). */
-  indexHelper(r: ArrRef, threadX = false): string {
-    const name = `sx_ix_${r.name}${threadX && r.space === 'workgroup' ? '_tx' : ''}`;
+  /** The helper's name: per array, `_tx` for threadIdx.x into a workgroup array, `_p` for an access the launch proof covers. */
+  private helperName(kind: string, r: ArrRef, threadX: boolean, proven: boolean): string {
+    return `sx_${kind}_${r.name}${threadX && r.space === 'workgroup' ? '_tx' : ''}${proven ? '_p' : ''}`;
+  }
+
+  /**
+   * A checked index (u32) helper for r: notes the trap and clamps to 0, without a branch
+   * (wgslRuntime.ts, trapFns). `proven`: an access the launch proof covers, whose check folds
+   * away in a pipeline with `sx_proven` set.
+   */
+  indexHelper(r: ArrRef, threadX = false, proven = false): string {
+    const name = this.helperName('ix', r, threadX, proven);
     if (!this.helpers.has(name)) {
       this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32) -> u32 {
   let n = ${this.lengthOf(r)};
-  let bad = ${this.outOfBounds(r, threadX)};
+  let bad = ${this.outOfBounds(r, threadX, proven)};
   sx_trapIf(bad, ${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, site);
   return select(i, 0u, bad);
 }`);
@@ -100,14 +110,14 @@ export class ArrayHelpers {
     return `${r.name}[${i}] = ${v};`;
   }
 
-  /** A checked store helper for r. */
-  storeHelper(r: ArrRef, threadX = false): string {
-    const name = `sx_st_${r.name}${threadX && r.space === 'workgroup' ? '_tx' : ''}`;
+  /** A checked store helper for r (`proven` as for indexHelper). */
+  storeHelper(r: ArrRef, threadX = false, proven = false): string {
+    const name = this.helperName('st', r, threadX, proven);
     if (!this.helpers.has(name)) {
       const rt = reprOf(wtypeOf(r.elem));
       this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, v: ${rt}) {
   let n = ${this.lengthOf(r)};
-  let bad = ${this.outOfBounds(r, threadX)};
+  let bad = ${this.outOfBounds(r, threadX, proven)};
   sx_trapIf(bad, ${TRAP_OUT_OF_BOUNDS}u, ${r.id}u, i, sg, site);
   if (!bad) { ${this.storeText(r, 'i', 'v')} }
 }`);

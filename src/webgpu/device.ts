@@ -28,6 +28,7 @@ import { trapMessage } from './trapRecord.js';
 import { probeSubgroupWarps, subgroupSizeRulesOut, type SubgroupWarps } from './subgroupProbe.js';
 import { TrapReadbacks } from './trapReadbacks.js';
 import { shippedModule } from '../shippedModule.js';
+import { compileLaunchProof, type LaunchProof, type LaunchProofMeta } from '../launchProof.js';
 
 export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
   /**
@@ -88,7 +89,7 @@ interface PreparedLaunch {
   kernel: Kernel; info: WgslKernelInfo; wgsl: string; grid: Dim3; block: Dim3; blocks: number; sharedBytes: number;
   timeoutMs: number; buffers: WebGpuBuffer[]; scalars: Uint32Array; signal: AbortSignal | undefined;
   /** A kernel of a compiled module: its generated WGSL and where its traps point. */
-  generated?: { wgsl: ModuleWgslKernel; meta: KernelModuleMeta; constants: Record<string, number> };
+  generated?: { wgsl: ModuleWgslKernel; meta: KernelModuleMeta; constants: Record<string, number>; proven?: boolean };
 }
 
 export class WebGpuDevice implements GpuDevice {
@@ -133,6 +134,7 @@ export class WebGpuDevice implements GpuDevice {
   private readonly trapReadbacks: TrapReadbacks;
   /** The subgroup form of each generated kernel launched here (generatedKernel). */
   private readonly subgroupForms = new WeakMap<ModuleWgslKernel, ModuleWgslKernel>();
+  private readonly launchProofs = new WeakMap<LaunchProofMeta, LaunchProof>();
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -255,6 +257,15 @@ export class WebGpuDevice implements GpuDevice {
     this.checkAlive();
     const meta = (module as KernelModule | undefined)?.meta;
     if (meta?.format !== MODULE_FORMAT) throw new KernelModuleError(`not a simt kernel module (format ${String(meta?.format)}; expected ${MODULE_FORMAT})`);
+    // Each kernel's launch proof is parsed here, once: a module whose proof the host cannot read is refused.
+    for (const [name, w] of Object.entries(meta.wgsl ?? {})) {
+      if (!w.launchProof || this.launchProofs.has(w.launchProof)) continue;
+      try {
+        this.launchProofs.set(w.launchProof, compileLaunchProof(w.launchProof));
+      } catch (e) {
+        throw new KernelModuleError(`kernel '${name}': its launch proof cannot be read (${(e as Error).message}); rebuild the module`);
+      }
+    }
     this.modules.set(module.id, meta);
   }
 
@@ -326,13 +337,19 @@ export class WebGpuDevice implements GpuDevice {
     }
     const timeoutMs = config.timeoutMs ?? this.launchTimeoutMs;
     if (!(timeoutMs > 0)) throw new LaunchConfigError(`timeoutMs must be positive, got ${String(timeoutMs)}`);
-    const { buffers, scalars, lengths } = this.marshal(kernel, args);
+    const { buffers, scalars, lengths, values } = this.marshal(kernel, args);
     if (generated) {
       // A generated kernel's Launch uniform carries the arrays' lengths after the scalars (bounds checks).
       const elem = generated.wgsl.dynamicSharedElemBytes;
       if (elem) {
         const len = Math.floor(sharedBytes / elem);
         generated.constants = { sx_dyn_len: len, sx_dyn_count: Math.max(1, len) };
+      }
+      // The launch proof (src/launchProof.ts): where every block passes it, the proven form.
+      const proof = generated.wgsl.launchProof ? this.launchProofs.get(generated.wgsl.launchProof) : undefined;
+      if (proof) {
+        generated.proven = proof.holds({ grid, block, sharedBytes, params: values });
+        generated.constants = { ...generated.constants, sx_proven: generated.proven ? 1 : 0 };
       }
       return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars: Uint32Array.from([...scalars, ...lengths]), signal: config.signal, generated };
     }
@@ -361,20 +378,29 @@ export class WebGpuDevice implements GpuDevice {
     return { wgsl, meta, constants: {} };
   }
 
-  /** Checks every argument against the declaration (launchArgs.ts, as the wasm device does) and encodes it. */
-  private marshal(kernel: Kernel, args: KernelArgs): { buffers: WebGpuBuffer[]; scalars: Uint32Array; lengths: number[] } {
-    const values = argumentList(kernel, args);
+  /**
+   * Checks every argument against the declaration (launchArgs.ts, as the wasm device does) and
+   * encodes it; `values`: by parameter, an array's length or a scalar's value (the launch proof's).
+   */
+  private marshal(kernel: Kernel, args: KernelArgs): { buffers: WebGpuBuffer[]; scalars: Uint32Array; lengths: number[]; values: number[] } {
+    const given = argumentList(kernel, args);
     const buffers: WebGpuBuffer[] = [];
     const lengths: number[] = [];
     const words: number[] = [];
+    const values: number[] = [];
     kernel.params.forEach((p, k) => {
       if (p.kind === 'array') {
-        const a = checkArrayArg(kernel.name, p, values[k], WebGpuDeviceArray, this);
+        const a = checkArrayArg(kernel.name, p, given[k], WebGpuDeviceArray, this);
         buffers.push(a.buffer);
         lengths.push(a.length);
-      } else words.push(...scalarWords(p, checkScalarArg(kernel.name, p, values[k])));
+        values.push(a.length);
+      } else {
+        const v = checkScalarArg(kernel.name, p, given[k]);
+        words.push(...scalarWords(p, v));
+        values.push(Number(v));
+      }
     });
-    return { buffers, scalars: Uint32Array.from(words), lengths };
+    return { buffers, scalars: Uint32Array.from(words), lengths, values };
   }
 
   /**
@@ -431,6 +457,7 @@ export class WebGpuDevice implements GpuDevice {
       threadsPerBlock: l.block.x * l.block.y * l.block.z, sharedBytes: l.sharedBytes, workers: 0, elapsedMs, seed: null,
     };
     if (result.gpuTimeNs) stats.gpuTimeMs = (await result.gpuTimeNs) / 1e6;
+    if (l.generated?.proven !== undefined) stats.proven = l.generated.proven;
     return stats;
   }
 
