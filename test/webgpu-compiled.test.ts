@@ -665,6 +665,9 @@ describe('unrolled strided loops on webgpu, against wasm', () => {
     expect(sum.match(/\bcontinue;/g)).toHaveLength(1);   // the loop as written; the copies' continues are breaks
     expect(mod.meta.wgsl!.stridedMax!.source!).toMatch(/> 3i \* sx_t\d+\)\) \{ break; \}/);
     expect(mod.meta.wgsl!.lastWriterWins!.source!).not.toMatch(/3i \*/);   // r++ is not a strided step
+    // A body with a loop of its own stays one copy (countModules scans back over invalid ids).
+    expect(examples.meta.wgsl!.countModules!.source!).not.toMatch(/3i \*/);
+    expect(examples.meta.wgsl!.vecMax!.source!).toMatch(/> 3i \* sx_t\d+\)\) \{ break; \}/);
   });
 
   const data = (n: number, seed: number) => ints(Math.max(n, 1), seed, -20, 100);
