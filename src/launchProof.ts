@@ -32,14 +32,14 @@ export interface LaunchValues {
 
 type Expr =
   | { k: 'num'; v: number }
-  | { k: 'name'; n: string }
+  | { k: 'name'; n: string; slot: number }
   | { k: 'call'; f: 'min' | 'max'; a: Expr; b: Expr }
   | { k: 'cast'; t: 'i64' | 'i32'; e: Expr }
   | { k: 'neg'; e: Expr }
   | { k: 'bin'; op: string; l: Expr; r: Expr }
   | { k: 'cond'; c: Expr; t: Expr; f: Expr };
 
-type Stmt = { k: 'const'; decls: [string, Expr][] } | { k: 'require'; c: Expr };
+type Stmt = { k: 'const'; decls: [number, Expr][] } | { k: 'require'; c: Expr };
 
 /** A proof the host can evaluate: compileLaunchProof's result. */
 export interface LaunchProof {
@@ -49,118 +49,147 @@ export interface LaunchProof {
 
 class NotProven extends Error {}
 
-/** The names the block form's proof prelude defines (`__bix` … `__ssize`). */
+/** The names the block form's proof prelude defines (`__bix` … `__ssize`): slots 0–9. */
 const LAUNCH_NAMES = ['__bix', '__biy', '__biz', '__bdx', '__bdy', '__bdz', '__gdx', '__gdy', '__gdz', '__ssize'];
 
 /**
  * Parses a proof; throws an Error naming the problem when a statement is not in the proof's
  * syntax or names something the launch does not give (the compiler then stores no proof).
+ * Evaluating it costs the host a launch's worth of microseconds, so the last launch's values
+ * and answer are kept: a launch like the one before is answered at once.
  */
 export function compileLaunchProof(meta: LaunchProofMeta): LaunchProof {
-  const known = new Set([...LAUNCH_NAMES, ...Object.keys(meta.scalars), ...Object.keys(meta.lengths)]);
-  const stmts = meta.lines.map((line) => parseStatement(line, known));
+  // Every name gets a slot of the environment (lo at 2·slot, hi at 2·slot + 1).
+  const slots = new Map<string, number>();
+  for (const n of [...LAUNCH_NAMES, ...Object.keys(meta.scalars), ...Object.keys(meta.lengths)]) if (!slots.has(n)) slots.set(n, slots.size);
+  const inputs = [...Object.entries(meta.scalars), ...Object.entries(meta.lengths)].map(([n, k]) => [slots.get(n)!, k] as const);
+  const stmts = meta.lines.map((line) => parseStatement(line, slots));
+  const env = new Float64Array(2 * slots.size);
+  let last: { key: number[]; result: boolean } | undefined;
+  const evaluateAll = (v: LaunchValues): boolean => {
+    const set = (slot: number, lo: number, hi: number) => { env[2 * slot] = lo; env[2 * slot + 1] = hi; };
+    set(0, 0, v.grid.x - 1); set(1, 0, v.grid.y - 1); set(2, 0, v.grid.z - 1);
+    set(3, v.block.x, v.block.x); set(4, v.block.y, v.block.y); set(5, v.block.z, v.block.z);
+    set(6, v.grid.x, v.grid.x); set(7, v.grid.y, v.grid.y); set(8, v.grid.z, v.grid.z);
+    set(9, v.sharedBytes, v.sharedBytes);
+    for (const [slot, k] of inputs) { const x = v.params[k]!; if (!Number.isSafeInteger(x)) return false; set(slot, x, x); }
+    try {
+      for (const s of stmts) {
+        if (s.k === 'const') for (const [slot, e] of s.decls) { evaluate(e, env); set(slot, LO, HI); }
+        else if (test(s.c, env) !== true) return false;
+      }
+      return true;
+    } catch (e) {
+      if (e instanceof NotProven) return false;
+      throw e;
+    }
+  };
   return {
     holds(v: LaunchValues): boolean {
       if (v.grid.x * v.grid.y * v.grid.z === 0) return false;
-      const env = new Map<string, Iv>();
-      const exact = (x: number): Iv => [x, x];
-      env.set('__bix', [0, v.grid.x - 1]); env.set('__biy', [0, v.grid.y - 1]); env.set('__biz', [0, v.grid.z - 1]);
-      env.set('__bdx', exact(v.block.x)); env.set('__bdy', exact(v.block.y)); env.set('__bdz', exact(v.block.z));
-      env.set('__gdx', exact(v.grid.x)); env.set('__gdy', exact(v.grid.y)); env.set('__gdz', exact(v.grid.z));
-      env.set('__ssize', exact(v.sharedBytes));
-      for (const [n, k] of Object.entries(meta.scalars)) env.set(n, exact(v.params[k]!));
-      for (const [n, k] of Object.entries(meta.lengths)) env.set(n, exact(v.params[k]!));
-      try {
-        for (const s of stmts) {
-          if (s.k === 'const') for (const [n, e] of s.decls) env.set(n, evaluate(e, env));
-          else if (test(s.c, env) !== true) return false;
-        }
-        return true;
-      } catch (e) {
-        if (e instanceof NotProven) return false;
-        throw e;
-      }
+      const key = [v.grid.x, v.grid.y, v.grid.z, v.block.x, v.block.y, v.block.z, v.sharedBytes, ...v.params];
+      if (last && last.key.length === key.length && last.key.every((x, i) => x === key[i])) return last.result;
+      const result = evaluateAll(v);
+      last = { key, result };
+      return result;
     },
   };
 }
 
 // --- evaluation: intervals of safe integers -------------------------------------------------
+// An expression's interval over every block of the launch comes back in LO and HI (no
+// allocation per operation: the proof is evaluated on every launch that differs from the last).
 
-/** [lo, hi] of a value over every block of the launch. */
-type Iv = [number, number];
+let LO = 0, HI = 0;
 
 function safe(x: number): number {
   if (!Number.isSafeInteger(x)) throw new NotProven();
   return x;
 }
 
-function hull(...xs: number[]): Iv { return [safe(Math.min(...xs)), safe(Math.max(...xs))]; }
-
-function evaluate(e: Expr, env: Map<string, Iv>): Iv {
+function evaluate(e: Expr, env: Float64Array): void {
   switch (e.k) {
-    case 'num': return [e.v, e.v];
-    case 'name': { const v = env.get(e.n); if (!v) throw new NotProven(); return v; }
-    case 'neg': { const [lo, hi] = evaluate(e.e, env); return [safe(-hi), safe(-lo)]; }
-    case 'cast': {
-      const v = evaluate(e.e, env);
-      if (e.t === 'i64' || (v[0] >= -0x80000000 && v[1] <= 0x7fffffff)) return v;
-      if (v[0] !== v[1]) throw new NotProven(); // wraps for some blocks only: not an interval any more
-      return [Number(BigInt.asIntN(32, BigInt(v[0]))), Number(BigInt.asIntN(32, BigInt(v[0])))];
-    }
+    case 'num': LO = HI = e.v; return;
+    case 'name': LO = env[2 * e.slot]!; HI = env[2 * e.slot + 1]!; return;
+    case 'neg': { evaluate(e.e, env); const lo = LO; LO = safe(-HI); HI = safe(-lo); return; }
+    case 'cast':
+      evaluate(e.e, env);
+      if (e.t === 'i64' || (LO >= -0x80000000 && HI <= 0x7fffffff)) return;
+      if (LO !== HI) throw new NotProven(); // wraps for some blocks only: not an interval any more
+      LO = HI = Number(BigInt.asIntN(32, BigInt(LO)));
+      return;
     case 'call': {
-      const a = evaluate(e.a, env), b = evaluate(e.b, env);
-      const f = e.f === 'min' ? Math.min : Math.max;
-      return [f(a[0], b[0]), f(a[1], b[1])];
+      evaluate(e.a, env); const alo = LO, ahi = HI;
+      evaluate(e.b, env);
+      if (e.f === 'min') { LO = Math.min(alo, LO); HI = Math.min(ahi, HI); } else { LO = Math.max(alo, LO); HI = Math.max(ahi, HI); }
+      return;
     }
     case 'cond': {
       const c = test(e.c, env);
-      if (c === true) return evaluate(e.t, env);
-      if (c === false) return evaluate(e.f, env);
-      const a = evaluate(e.t, env), b = evaluate(e.f, env);
-      return [Math.min(a[0], b[0]), Math.max(a[1], b[1])];
+      if (c === true) { evaluate(e.t, env); return; }
+      if (c === false) { evaluate(e.f, env); return; }
+      evaluate(e.t, env); const tlo = LO, thi = HI;
+      evaluate(e.f, env); LO = Math.min(tlo, LO); HI = Math.max(thi, HI);
+      return;
     }
-    case 'bin': return binary(e.op, evaluate(e.l, env), evaluate(e.r, env));
+    case 'bin': {
+      evaluate(e.l, env); const alo = LO, ahi = HI;
+      evaluate(e.r, env);
+      binary(e.op, alo, ahi, LO, HI);
+      return;
+    }
   }
 }
 
-function binary(op: string, a: Iv, b: Iv): Iv {
+function binary(op: string, alo: number, ahi: number, blo: number, bhi: number): void {
   switch (op) {
-    case '+': return [safe(a[0] + b[0]), safe(a[1] + b[1])];
-    case '-': return [safe(a[0] - b[1]), safe(a[1] - b[0])];
-    case '*': return hull(a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]);
+    case '+': LO = safe(alo + blo); HI = safe(ahi + bhi); return;
+    case '-': LO = safe(alo - bhi); HI = safe(ahi - blo); return;
+    case '*': {
+      const p = alo * blo, q = alo * bhi, r = ahi * blo, s = ahi * bhi;
+      LO = safe(Math.min(p, q, r, s)); HI = safe(Math.max(p, q, r, s));
+      return;
+    }
     case '/':
       // Non-negative by positive: truncation is monotonic in both (the proof requires this before dividing).
-      if (a[0] < 0 || b[0] < 1) throw new NotProven();
-      return [Math.trunc(a[0] / b[1]), Math.trunc(a[1] / b[0])];
+      if (alo < 0 || blo < 1) throw new NotProven();
+      LO = Math.trunc(alo / bhi); HI = Math.trunc(ahi / blo);
+      return;
     case '%':
-      if (a[0] < 0 || b[0] < 1) throw new NotProven();
-      return a[0] === a[1] && b[0] === b[1] ? [a[0] % b[0], a[0] % b[0]] : [0, Math.min(a[1], b[1] - 1)];
+      if (alo < 0 || blo < 1) throw new NotProven();
+      if (alo === ahi && blo === bhi) { LO = HI = alo % blo; return; }
+      LO = 0; HI = Math.min(ahi, bhi - 1);
+      return;
     case '<<': case '>>': case '>>>': {
-      if (b[0] !== b[1] || b[0] < 0 || b[0] > 31) throw new NotProven();
-      if (op === '>>>' && a[0] < 0) throw new NotProven();
-      const p = 2 ** b[0];
-      return op === '<<' ? [safe(a[0] * p), safe(a[1] * p)] : [Math.floor(a[0] / p), Math.floor(a[1] / p)];
+      if (blo !== bhi || blo < 0 || blo > 31) throw new NotProven();
+      if (op === '>>>' && alo < 0) throw new NotProven();
+      const p = 2 ** blo;
+      if (op === '<<') { LO = safe(alo * p); HI = safe(ahi * p); } else { LO = Math.floor(alo / p); HI = Math.floor(ahi / p); }
+      return;
     }
     default: throw new NotProven();
   }
 }
 
 /** A condition for every block: true, false, or undefined where the blocks may differ (or the host cannot tell). */
-function test(e: Expr, env: Map<string, Iv>): boolean | undefined {
+function test(e: Expr, env: Float64Array): boolean | undefined {
   if (e.k === 'bin' && (e.op === '&&' || e.op === '||')) {
     const a = test(e.l, env), b = test(e.r, env);
     if (e.op === '&&') return a === false || b === false ? false : a === true && b === true ? true : undefined;
     return a === true || b === true ? true : a === false && b === false ? false : undefined;
   }
   if (e.k !== 'bin') throw new NotProven();
-  const a = evaluate(e.l, env), b = evaluate(e.r, env);
+  evaluate(e.l, env); const alo = LO, ahi = HI;
+  evaluate(e.r, env); const blo = LO, bhi = HI;
   switch (e.op) {
-    case '>=': return a[0] >= b[1] ? true : a[1] < b[0] ? false : undefined;
-    case '>': return a[0] > b[1] ? true : a[1] <= b[0] ? false : undefined;
-    case '<=': return a[1] <= b[0] ? true : a[0] > b[1] ? false : undefined;
-    case '<': return a[1] < b[0] ? true : a[0] >= b[1] ? false : undefined;
-    case '==': return a[0] === a[1] && b[0] === b[1] ? a[0] === b[0] : a[1] < b[0] || a[0] > b[1] ? false : undefined;
-    case '!=': { const eq = a[0] === a[1] && b[0] === b[1] ? a[0] === b[0] : a[1] < b[0] || a[0] > b[1] ? false : undefined; return eq === undefined ? undefined : !eq; }
+    case '>=': return alo >= bhi ? true : ahi < blo ? false : undefined;
+    case '>': return alo > bhi ? true : ahi <= blo ? false : undefined;
+    case '<=': return ahi <= blo ? true : alo > bhi ? false : undefined;
+    case '<': return ahi < blo ? true : alo >= bhi ? false : undefined;
+    case '==': case '!=': {
+      const eq = alo === ahi && blo === bhi ? alo === blo : ahi < blo || alo > bhi ? false : undefined;
+      return eq === undefined || e.op === '==' ? eq : !eq;
+    }
     default: throw new NotProven();
   }
 }
@@ -190,7 +219,7 @@ const BINARY: Record<string, number> = {
 
 class Parser {
   private i = 0;
-  constructor(private readonly t: string[], private readonly line: string, private readonly known: Set<string>) {}
+  constructor(private readonly t: string[], private readonly line: string, private readonly slots: Map<string, number>) {}
 
   private fail(what: string): never { throw new Error(`launch proof: ${what} in: ${this.line}`); }
   private peek(k = 0): string | undefined { return this.t[this.i + k]; }
@@ -201,13 +230,14 @@ class Parser {
   statement(): Stmt {
     if (this.peek() === 'const') {
       this.next();
-      const decls: [string, Expr][] = [];
+      const decls: [number, Expr][] = [];
       for (;;) {
         const name = this.next();
         if (!/^__(lo|hi|v)\d+$/.test(name)) this.fail(`a temporary's name expected, got '${name}'`);
         this.eat(':'); this.eat('i64'); this.eat('=');
-        decls.push([name, this.expr(0)]);
-        this.known.add(name);
+        const value = this.expr(0);
+        if (!this.slots.has(name)) this.slots.set(name, this.slots.size);
+        decls.push([this.slots.get(name)!, value]);
         if (this.peek() === ',') { this.next(); continue; }
         this.eat(';');
         return { k: 'const', decls };
@@ -255,15 +285,16 @@ class Parser {
     }
     if (x !== undefined && /^[A-Za-z_$]/.test(x)) {
       this.next();
-      if (!this.known.has(x)) this.fail(`unknown name '${x}'`);
-      return { k: 'name', n: x };
+      const slot = this.slots.get(x);
+      if (slot === undefined) this.fail(`unknown name '${x}'`);
+      return { k: 'name', n: x, slot };
     }
     return this.fail(`unexpected '${x ?? 'end'}'`);
   }
 }
 
-function parseStatement(line: string, known: Set<string>): Stmt {
-  const p = new Parser(tokenize(line), line, known);
+function parseStatement(line: string, slots: Map<string, number>): Stmt {
+  const p = new Parser(tokenize(line), line, slots);
   const s = p.statement();
   p.done();
   return s;

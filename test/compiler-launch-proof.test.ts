@@ -57,6 +57,13 @@ describe('the launch proof of a compiled kernel', () => {
     expect(p.holds(launch(40, 256, 1020, [10000, 40, 10000]))).toBe(false); // cache has 255 floats
     expect(p.holds(launch(40, 256, 1024, [0x7fffffff, 40, 0x7fffffff]))).toBe(false); // i += stride could wrap
     expect(p.holds(launch(0, 256, 1024, [10000, 40, 10000]))).toBe(false);
+    // The last launch's answer is kept: the same values again, then one value changed, then back.
+    expect(p.holds(launch(40, 256, 1024, [10000, 40, 10000]))).toBe(true);
+    expect(p.holds(launch(40, 256, 1024, [10000, 40, 10000]))).toBe(true);
+    expect(p.holds(launch(40, 256, 1024, [10000, 39, 10000]))).toBe(false);
+    expect(p.holds(launch(40, 256, 1024, [10000, 40, 10000]))).toBe(true);
+    expect(p.holds({ grid: { x: 40, y: 2, z: 1 }, block: { x: 256, y: 1, z: 1 }, sharedBytes: 1024, params: [10000, 40, 10000] })).toBe(true);
+    expect(p.holds(launch(40, 256, 1024, [10000, 40, 10001]))).toBe(false);
   });
 
   it('countModules: holds for its usual launch; fails when numElements passes id or clusterId', () => {
