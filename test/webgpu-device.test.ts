@@ -207,6 +207,18 @@ describe('launches on webgpu', () => {
     const B = d.alloc('f32', 8);
     const st = await d.launch(vecMax, { grid: 8, block: 256 }, [A, B, 1 << 16]);
     if (d.context.hasTimestampQuery) expect(st.gpuTimeMs).toBeGreaterThan(0);
+    // The query sets are reused (runtime.ts, takeTimer): awaited and in-flight launches after it
+    // each still report their own pass, and the pool holds no more sets than were in flight.
+    for (let i = 0; i < 5; i++) {
+      const s = await d.launch(vecMax, { grid: 8, block: 256 }, [A, B, 1 << 16]);
+      if (d.context.hasTimestampQuery) expect(s.gpuTimeMs).toBeGreaterThan(0);
+    }
+    const inFlight = await Promise.all(Array.from({ length: 6 }, () => d.launch(vecMax, { grid: 8, block: 256 }, [A, B, 1 << 16])));
+    if (d.context.hasTimestampQuery) {
+      for (const s of inFlight) expect(s.gpuTimeMs).toBeGreaterThan(0);
+      expect(d.runtime.timedLaunchSlots).toBeGreaterThanOrEqual(1);
+      expect(d.runtime.timedLaunchSlots).toBeLessThanOrEqual(6);
+    }
     await d.destroy();
     void vecSum;
   });
