@@ -131,7 +131,7 @@ describe('launches on webgpu', () => {
     await expect(dev.launch(vecMax, { grid: 1, block: 96 }, args)).rejects.toThrow(/power of two/);
     await expect(dev.launch(vecMax, { grid: { x: 1, y: 70000 }, block: 64 }, args)).rejects.toThrow(LaunchConfigError);
     await expect(dev.launch(vecMax, { grid: 1, block: 64, sharedBytes: dev.sharedMemoryLimit + 4 }, args)).rejects.toThrow(SharedMemoryLimitError);
-    await expect(dev.launch(vecMax, { grid: 1, block: 64, timeoutMs: 0 }, args)).rejects.toThrow(LaunchConfigError);
+    await expect(dev.launch(vecMax, { grid: 1, block: 64, sharedBytes: 256, timeoutMs: 0 }, args)).rejects.toThrow(/timeoutMs must be positive/);
     await expect(dev.launch(writeIndices, { grid: 1, block: 32 }, [B])).rejects.toThrow(/no WGSL version/);
     A.free();
     B.free();
@@ -141,7 +141,7 @@ describe('launches on webgpu', () => {
     const A = await dev.upload('f32', new Float32Array(16));
     const B = dev.alloc('f32', 4);
     const I = dev.alloc('i32', 4);
-    const cfg = { grid: 1, block: 64 };
+    const cfg = { grid: 1, block: 64, sharedBytes: 256 };
     const fails = async (args: unknown, param: string, msg: RegExp) => {
       const e = await dev.launch(vecMax, cfg, args as never).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(KernelArgumentError);
@@ -189,7 +189,7 @@ describe('launches on webgpu', () => {
     const B = dev.alloc('f32', 1);
     const ac = new AbortController();
     ac.abort('stop');
-    await expect(dev.launch(vecMax, { grid: 1, block: 64, signal: ac.signal }, [A, B, 16])).rejects.toThrow(/aborted/);
+    await expect(dev.launch(vecMax, { grid: 1, block: 64, sharedBytes: 256, signal: ac.signal }, [A, B, 16])).rejects.toThrow(/aborted/);
     const d2 = await createDevice({ backend: 'webgpu' });
     const x = d2.alloc('f32', 4);
     await d2.destroy();
@@ -201,19 +201,41 @@ describe('launches on webgpu', () => {
     B.free();
   });
 
+  it('a built-in kernel\'s launch requirements are checked as on wasm, with the same one-line LaunchConfigError', async () => {
+    const gpu = await createDevice({ backend: 'webgpu' });
+    const wasm = await createDevice({ backend: 'wasm', workers: 1 });
+    try {
+      const bad: [number, number][] = [[100, 400], [256, 512], [64, 0]];   // block, sharedBytes
+      for (const dev of [wasm, gpu]) {
+        const A = await dev.upload('f32', new Float32Array(1000)), B = dev.alloc('f32', 8);
+        for (const [block, sharedBytes] of bad) {
+          const err = await dev.launch(vecMax, { grid: 8, block, sharedBytes }, [A, B, 1000]).then(() => undefined, (e: unknown) => e);
+          expect(err, `${dev.backend} block ${block} shared ${sharedBytes}`).toBeInstanceOf(LaunchConfigError);
+          expect((err as Error).message).toMatch(block === 100 ? /^kernel vecMax needs blockDim\.x to be a power of two \(its shared-memory tree halves it\), got 100$/ : /^kernel vecMax needs at least \d+ shared bytes \(4 per thread\), got \d+$/);
+        }
+        // The device stays usable.
+        await dev.launch(vecMax, { grid: 8, block: 64, sharedBytes: 256 }, [A, B, 1000]);
+        A.free(); B.free();
+      }
+    } finally {
+      await gpu.destroy();
+      await wasm.destroy();
+    }
+  });
+
   it('gpuTiming reports the GPU time of the pass when timestamps are available', async () => {
     const d = await createDevice({ backend: 'webgpu', webgpu: { gpuTiming: true } });
     const A = await d.upload('f32', new Float32Array(1 << 16));
     const B = d.alloc('f32', 8);
-    const st = await d.launch(vecMax, { grid: 8, block: 256 }, [A, B, 1 << 16]);
+    const st = await d.launch(vecMax, { grid: 8, block: 256, sharedBytes: 1024 }, [A, B, 1 << 16]);
     if (d.context.hasTimestampQuery) expect(st.gpuTimeMs).toBeGreaterThan(0);
     // The query sets are reused (runtime.ts, takeTimer): awaited and in-flight launches after it
     // each still report their own pass, and the pool holds no more sets than were in flight.
     for (let i = 0; i < 5; i++) {
-      const s = await d.launch(vecMax, { grid: 8, block: 256 }, [A, B, 1 << 16]);
+      const s = await d.launch(vecMax, { grid: 8, block: 256, sharedBytes: 1024 }, [A, B, 1 << 16]);
       if (d.context.hasTimestampQuery) expect(s.gpuTimeMs).toBeGreaterThan(0);
     }
-    const inFlight = await Promise.all(Array.from({ length: 6 }, () => d.launch(vecMax, { grid: 8, block: 256 }, [A, B, 1 << 16])));
+    const inFlight = await Promise.all(Array.from({ length: 6 }, () => d.launch(vecMax, { grid: 8, block: 256, sharedBytes: 1024 }, [A, B, 1 << 16])));
     if (d.context.hasTimestampQuery) {
       for (const s of inFlight) expect(s.gpuTimeMs).toBeGreaterThan(0);
       expect(d.runtime.timedLaunchSlots).toBeGreaterThanOrEqual(1);

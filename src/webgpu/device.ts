@@ -295,6 +295,9 @@ export class WebGpuDevice implements GpuDevice {
     let info = (WGSL_KERNELS as Record<string, WgslKernelInfo>)[kernel.name];
     // A declared specialization (src/kernels/) without a WGSL twin runs as its generic kernel:
     // the same parameters and results, from the WGSL the compiler generated for simt's module.
+    // A built-in kernel's launch requirements (a shared-memory tree's power-of-two block, the
+    // shared bytes it indexes) hold on every backend; a module kernel's are the wasm pool's own.
+    const declared = kernel;
     const generic = !kernel.module && info === undefined ? kernel.specializes?.generic : undefined;
     if (generic !== undefined && this.shipped?.kernels[generic]) kernel = this.shipped.kernels[generic]!;
     let generated: PreparedLaunch['generated'];
@@ -323,12 +326,16 @@ export class WebGpuDevice implements GpuDevice {
       throw new LaunchConfigError(`grid.y and grid.z must be at most ${lim.maxComputeWorkgroupsPerDimension} on ${adapter}, ` +
         `got (${grid.x}, ${grid.y}, ${grid.z})`);
     }
-    if (info.powerOfTwoBlock && (block.x & (block.x - 1)) !== 0) {
-      throw new LaunchConfigError(`kernel ${kernel.name} needs blockDim.x to be a power of two (its tree reduction halves it), got ${block.x}`);
-    }
     const sharedBytes = config.sharedBytes ?? 0;
     if (!Number.isInteger(sharedBytes) || sharedBytes < 0) {
       throw new LaunchConfigError(`sharedBytes must be a non-negative integer, got ${String(sharedBytes)}`);
+    }
+    if (!declared.module) {
+      const problem = declared.requires?.({ grid, block, sharedBytes });
+      if (problem !== undefined) throw new LaunchConfigError(`kernel ${declared.name} ${problem}`);
+    }
+    if (info.powerOfTwoBlock && (block.x & (block.x - 1)) !== 0) {
+      throw new LaunchConfigError(`kernel ${kernel.name} needs blockDim.x to be a power of two (its tree reduction halves it), got ${block.x}`);
     }
     if (sharedBytes > this.sharedMemoryLimit) throw new SharedMemoryLimitError(sharedBytes, this.sharedMemoryLimit);
     const blocks = grid.x * grid.y * grid.z;
