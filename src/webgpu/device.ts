@@ -293,11 +293,12 @@ export class WebGpuDevice implements GpuDevice {
       throw new KernelArgumentError(String((kernel as Kernel | undefined)?.name), '(kernel)', 'not a kernel declared with defineKernel');
     }
     let info = (WGSL_KERNELS as Record<string, WgslKernelInfo>)[kernel.name];
+    // A built-in kernel's launch requirements (a shared-memory tree's power-of-two block, the
+    // shared bytes it indexes) hold on every backend, so they are checked below on the kernel as
+    // declared; a module kernel's are the wasm pool's own (its register area).
+    const declared = kernel;
     // A declared specialization (src/kernels/) without a WGSL twin runs as its generic kernel:
     // the same parameters and results, from the WGSL the compiler generated for simt's module.
-    // A built-in kernel's launch requirements (a shared-memory tree's power-of-two block, the
-    // shared bytes it indexes) hold on every backend; a module kernel's are the wasm pool's own.
-    const declared = kernel;
     const generic = !kernel.module && info === undefined ? kernel.specializes?.generic : undefined;
     if (generic !== undefined && this.shipped?.kernels[generic]) kernel = this.shipped.kernels[generic]!;
     let generated: PreparedLaunch['generated'];

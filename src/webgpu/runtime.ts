@@ -95,6 +95,9 @@ export interface DispatchDescriptor {
   guardEntryPoint?: string;
 }
 
+/** What a timed launch brackets its pass with: the query set, and the buffers its times go through to the host. */
+interface LaunchTimer { querySet: GPUQuerySet; resolveBuf: WebGpuBuffer; readBuf: WebGpuBuffer }
+
 /** A launch's commands failed WebGPU validation (seen after submit, with the launch's completion). */
 export class LaunchValidationError extends Error {}
 
@@ -579,12 +582,12 @@ export class WebGpuRuntime {
    * timed: measured on an H200 (the generated countModules, 16M digis), 0.0812 ms with one
    * query set reused, 0.0892 ms with a new one per launch.
    */
-  private readonly timers: { querySet: GPUQuerySet; resolveBuf: WebGpuBuffer; readBuf: WebGpuBuffer }[] = [];
+  private readonly timers: LaunchTimer[] = [];
 
   /** Timestamp query sets kept for reuse (for tests and diagnostics). */
   get timedLaunchSlots(): number { return this.timers.length; }
 
-  private takeTimer(): { querySet: GPUQuerySet; resolveBuf: WebGpuBuffer; readBuf: WebGpuBuffer } {
+  private takeTimer(): LaunchTimer {
     return this.timers.pop() ?? {
       querySet: this.device.createQuerySet({ type: 'timestamp', count: 2 }),
       resolveBuf: this.device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }),
