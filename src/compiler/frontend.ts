@@ -21,7 +21,7 @@
 import { type AstNode, type AssemblyScript, NK, LK, textOf, lineCol, operatorOf, unparen, walk } from './ast.js';
 import { matchConditionalAssign, matchMinMax, type MinMax } from './minmax.js';
 import { laneRegionFunction } from './laneVector.js';
-import { applyFolds, blockRangeProof, type NodeFactory } from './rangeProof.js';
+import { applyFolds, blockRangeProof, type NodeFactory, type RangeProof } from './rangeProof.js';
 import { constantTrips } from './wgslUnroll.js';
 import { warpChainAt, type ChainStep } from './warpChain.js';
 import { collectiveFunctions, inlineCollectiveCalls, originOf, type InlineFunction, type Origin } from './inline.js';
@@ -88,6 +88,8 @@ export interface FrontEndAnalysis {
   constValue(e: AstNode | null): number | undefined;
   valueType(fn: FunctionInfo, e: AstNode | null): string | null;
   declType(fn: FunctionInfo, d: Decl): string | null;
+  /** A kernel's range proof, as the block form's proven copy uses it (none in unchecked builds). */
+  rangeProof(fn: FunctionInfo): RangeProof | undefined;
   /** A node's place in the user's sources (through the origins of inlined device functions). */
   where(node: AstNode, file: string): { file: string; line: number; column: number };
 }
@@ -211,6 +213,8 @@ class FrontEnd {
   private readonly topLevel: { node: AstNode; file: string }[] = [];
   private readonly moduleConsts = new Map<string, { typeText: string | null; init: AstNode | null }>();
   private readonly kernels: KernelInfo[] = [];
+  /** Each kernel's range proof (rangeProof.ts), for the WGSL form too (wgslProof.ts). */
+  private readonly rangeProofs = new Map<FunctionInfo, RangeProof>();
   private readonly files: SourceFile[] = [];
   private nextDecl = 1;
 
@@ -548,6 +552,7 @@ class FrontEnd {
           fn: f, declType: (d) => declType(this, f, d), moduleConst: (name) => this.moduleConst(name), valueType: (e) => valueType(this, f, e), length: arrayLength,
         });
         if (proof) {
+          this.rangeProofs.set(f, proof);
           // The proven copy sees the bounds guards the proof folded as their values.
           const restore = applyFolds(f.node.body, proof.folds, (this.as as unknown as { Node: NodeFactory }).Node);
           try {
@@ -591,6 +596,7 @@ class FrontEnd {
         where: (node, file) => this.where(node, file),
         valueType: (fn, e) => valueType(this, fn, e),
         declType: (fn, d) => declType(this, fn, d),
+        rangeProof: (fn) => this.rangeProofs.get(fn),
       },
     };
   }
