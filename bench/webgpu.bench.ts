@@ -29,7 +29,11 @@ function describeDevice(d: GpuDevice): string {
   return d.backend === 'webgpu' ? (info?.description || `${info?.vendor} ${info?.architecture}`) : `${d.workers} workers`;
 }
 
-/** The same two kernels in two forms: the hand-written twins, and compiled from examples/kernels. */
+/**
+ * The same two kernels in two forms: simt's built-ins (on wasm their SIMD specializations; on
+ * webgpu, which has no hand-written twin of either, the WGSL generated for simt's module from
+ * their generic kernels), and compiled from their per-thread sources at run time.
+ */
 interface KernelPair { vecMax: Kernel; countModules: Kernel }
 
 async function benchBackend(backend: BackendName, n: number, ctx: BenchContext): Promise<BenchRecord[]> {

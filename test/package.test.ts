@@ -125,7 +125,7 @@ describe('the packed tarball', () => {
     expect(res.vecMax).toBe('vecMax');
     expect(res.twice).toEqual([2, 4, 6, 8, 10]);
     expect(res.optimizer).toBeTypeOf('number');
-    expect(existsSync(join(target, 'assembly/kernels/vecMax.wgsl'))).toBe(true);
+    expect(existsSync(join(target, 'assembly/kernels/vecSum.wgsl'))).toBe(true);
     expect(relative(scratch, target)).toBe(join('node_modules', 'simt'));
   }, 120_000);
 

@@ -114,7 +114,7 @@ export async function runCompute(job: ComputeJob, n: number, seed: number, reps:
       verdict.push('WebGPU not run (unavailable)');
       result.webgpu = { unavailable: gpu.reason };
     } else {
-      const g = await gpuReduce(gpu.rt, job, A, reps);
+      const g = await gpuReduce(gpu.dev, job, A, reps);
       // vecSum on WebGPU: f32 with Kahan compensation per thread, tree in f32 (docs/webgpu.md).
       const gBound = job === 'vecSum' ? (Math.log2(256) + 6) * U24 * abs : 0;
       const gOk = job === 'vecMax' ? g.value === value : Math.abs(g.value - value) <= gBound + bound;
@@ -174,7 +174,7 @@ export async function runCompute(job: ComputeJob, n: number, seed: number, reps:
       verdict.push('WebGPU not run (unavailable)');
       result.webgpu = { unavailable: gpu.reason };
     } else {
-      const g = await gpuCountModules(gpu.rt, ids, N_MAX_MODULES, reps);
+      const g = await gpuCountModules(gpu.dev, ids, N_MAX_MODULES, reps);
       const d2 = compareStarts(g.count, g.sorted, res.count, res.moduleStartSorted);
       const gOk = d2.length === 0;
       verdictOk &&= gOk;

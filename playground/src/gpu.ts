@@ -1,13 +1,13 @@
-// The WebGPU side of the compute panel: navigator.gpu through simt's WebGPU runtime
-// (src/webgpu), running the WGSL twins of the kernels. Opening is tried once; when the browser
-// offers no adapter (headless Chromium with --disable-gpu, or no WebGPU at all) the reason is
-// kept and shown, and the wasm pool runs alone.
-import { openWebGpu, type WebGpuContext } from 'simt/internal/webgpu/gpu.js';
-import { WebGpuRuntime } from 'simt/internal/webgpu/runtime.js';
-import { loadWgsl, packScalars, WGSL_KERNELS } from 'simt/internal/webgpu/kernels.js';
+// The WebGPU side of the compute panel: a simt webgpu device on navigator.gpu, running the same
+// ops as the wasm pool (vecMax and countModules as the WGSL simt generates from their per-thread
+// sources, vecSum as its hand-written f64 twin). Opening is tried once; when the browser offers
+// no adapter (headless Chromium with --disable-gpu, or no WebGPU at all) the reason is kept and
+// shown, and the wasm pool runs alone.
+import { countModules, createDevice, deviceMax, deviceSum } from 'simt';
+import type { WebGpuDevice } from 'simt/internal/webgpu/device.js';
 
 export type GpuState =
-  | { ok: true; rt: WebGpuRuntime; ctx: WebGpuContext; description: string }
+  | { ok: true; dev: WebGpuDevice; description: string }
   | { ok: false; reason: string };
 
 let opening: Promise<GpuState> | undefined;
@@ -15,11 +15,10 @@ let opening: Promise<GpuState> | undefined;
 export function openGpu(): Promise<GpuState> {
   opening ??= (async (): Promise<GpuState> => {
     try {
-      const ctx = await openWebGpu();
-      const rt = await WebGpuRuntime.create(ctx);
-      const i = ctx.adapterInfo;
+      const dev = await createDevice({ backend: 'webgpu' });
+      const i = dev.adapterInfo;
       const description = [i.vendor, i.architecture, i.description || i.device].filter(Boolean).join(' / ') || 'adapter';
-      return { ok: true, rt, ctx, description: `${description}${i.isFallbackAdapter ? ' (fallback adapter)' : ''}` };
+      return { ok: true, dev, description: `${description}${i.isFallbackAdapter ? ' (fallback adapter)' : ''}` };
     } catch (e) {
       return { ok: false, reason: e instanceof Error ? e.message : String(e) };
     }
@@ -27,80 +26,42 @@ export function openGpu(): Promise<GpuState> {
   return opening;
 }
 
-const BLOCK = 256;
-/** WebGPU's usual shape: a bounded grid of 256-thread workgroups with a grid-stride loop. */
-const gridFor = (n: number): number => Math.max(1, Math.min(4096, Math.ceil(n / BLOCK)));
+export interface GpuRun { value: number; ms: number }
 
-export interface GpuRun { value: number; ms: number; partials: number }
-
-/** vecMax / vecSum on WebGPU: per-workgroup partials folded on the host, as simt's ops do. */
-export async function gpuReduce(rt: WebGpuRuntime, kernel: 'vecMax' | 'vecSum', A: Float32Array, reps: number): Promise<GpuRun> {
-  const grid = gridFor(A.length);
-  // The partial's type is the kernel's declared one (f32, or f64 words where the WGSL writes f64).
-  const partialDtype = WGSL_KERNELS[kernel].params[1]!.dtype as string;
-  const partialBytes = partialDtype === 'f64' ? 8 : 4;
-  const wgsl = await loadWgsl(kernel);
-  const a = rt.createBuffer(A.byteLength, 'A');
-  const b = rt.createBuffer(partialBytes * grid, 'B');
+/** vecMax / vecSum on WebGPU through simt's ops (per-block partials folded on the host); the best of `reps` timed runs. */
+export async function gpuReduce(dev: WebGpuDevice, kernel: 'vecMax' | 'vecSum', A: Float32Array, reps: number): Promise<GpuRun> {
+  const Ad = await dev.upload('f32', A);
   try {
-    rt.write(a, 0, A);
-    await rt.finish();
     let best = Infinity;
-    let out: Float32Array | Float64Array = new Float32Array(0);
+    let value = NaN;
     for (let r = 0; r < reps + 1; r++) { // the first run compiles the pipeline: not timed
       const t0 = performance.now();
-      const res = await rt.dispatch({
-        wgsl, entryPoint: WGSL_KERNELS[kernel].entryPoint, workgroupSize: [BLOCK, 1, 1], grid: { x: grid },
-        buffers: [a, b], scalars: packScalars(WGSL_KERNELS[kernel].params, [A.length]),
-      });
-      await res.completed();
-      const bytes = await rt.read(b, 0, partialBytes * grid);
+      value = (kernel === 'vecMax' ? await deviceMax(dev, Ad) : await deviceSum(dev, Ad)).value;
       const ms = performance.now() - t0;
       if (r > 0) best = Math.min(best, ms);
-      out = partialBytes === 8 ? new Float64Array(bytes.buffer, bytes.byteOffset, grid) : new Float32Array(bytes.buffer, bytes.byteOffset, grid);
     }
-    let v = kernel === 'vecMax' ? -Infinity : 0;
-    for (const p of out) v = kernel === 'vecMax' ? (p > v ? p : v) : v + p;
-    return { value: v, ms: best, partials: grid };
+    return { value, ms: best };
   } finally {
-    a.destroy();
-    b.destroy();
+    Ad.free();
   }
 }
 
 export interface GpuCountRun { count: number; sorted: Uint32Array; ms: number }
 
-export async function gpuCountModules(rt: WebGpuRuntime, ids: Uint16Array, nMax: number, reps: number): Promise<GpuCountRun> {
-  const n = ids.length;
-  const grid = gridFor(n);
-  const wgsl = await loadWgsl('countModules');
-  const idBuf = rt.createBuffer(ids.byteLength, 'id');
-  const ms = rt.createBuffer(4 * (nMax + 2), 'moduleStart');
-  const cl = rt.createBuffer(4 * n, 'clusterId');
+/** countModules on WebGPU through simt's op; the best of `reps` timed runs. */
+export async function gpuCountModules(dev: WebGpuDevice, ids: Uint16Array, nMax: number, reps: number): Promise<GpuCountRun> {
+  const idd = await dev.upload('u16', ids);
   try {
-    rt.write(idBuf, 0, ids);
     let best = Infinity;
-    let starts = new Uint32Array(0);
+    let res!: Awaited<ReturnType<typeof countModules>>;
     for (let r = 0; r < reps + 1; r++) {
-      rt.write(ms, 0, new Uint32Array(nMax + 2));
-      await rt.finish();
       const t0 = performance.now();
-      const res = await rt.dispatch({
-        wgsl, entryPoint: 'countModules', workgroupSize: [BLOCK, 1, 1], grid: { x: grid },
-        buffers: [idBuf, ms, cl], scalars: packScalars(WGSL_KERNELS.countModules.params, [n, nMax]),
-      });
-      await res.completed();
-      const bytes = await rt.read(ms, 0, 4 * (nMax + 2));
-      const t = performance.now() - t0;
-      if (r > 0) best = Math.min(best, t);
-      starts = new Uint32Array(bytes.buffer, bytes.byteOffset, nMax + 2).slice();
+      res = await countModules(dev, idd, { nMaxModules: nMax });
+      const ms = performance.now() - t0;
+      if (r > 0) best = Math.min(best, ms);
     }
-    const count = starts[0]!;
-    const sorted = starts.slice(1, 1 + Math.min(count, nMax + 1)).sort();
-    return { count, sorted, ms: best };
+    return { count: res.count, sorted: res.moduleStartSorted, ms: best };
   } finally {
-    idBuf.destroy();
-    ms.destroy();
-    cl.destroy();
+    idd.free();
   }
 }

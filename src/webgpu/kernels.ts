@@ -39,18 +39,18 @@ export interface WgslKernelInfo {
 const arr = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'array', dtype });
 const scal = (name: string, dtype: WgslDtype): WgslParam => ({ name, kind: 'scalar', dtype });
 
-const reduction = (name: string, partial: WgslDtype = 'f32'): WgslKernelInfo => ({
-  name,
-  entryPoint: name,
-  params: [arr('A', 'f32'), arr('B', partial), scal('N', 'i32')],
-  powerOfTwoBlock: true,
-});
-
 export const WGSL_KERNELS = {
-  vecMax: reduction('vecMax'),
-  vecMin: reduction('vecMin'),
+  // vecMax, vecMin and countModules run as the generated WGSL of their generic kernels
+  // (kernels/reduce/, kernels/pixel/countModules.ts): on an H200 the generated vecMax is faster
+  // than its hand-written twin was at every grid, and countModules within 4 % (bench/RESULTS.md).
+  // vecSum keeps its twin: its partials are f64, which WGSL cannot generate.
   // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
-  vecSum: reduction('vecSum', 'f64'),
+  vecSum: {
+    name: 'vecSum',
+    entryPoint: 'vecSum',
+    params: [arr('A', 'f32'), arr('B', 'f64'), scal('N', 'i32')],
+    powerOfTwoBlock: true,
+  },
   // The device-wide scan, the block/warp scans and the compaction are compiled (kernels/primitives/).
   // assembly/kernels/pet/ (seed 001): the kernels with f64 values (WGSL has no 64-bit types), see
   // the .wgsl files there and docs/webgpu.md. petCrystalLut, petPadSingles, petCoinCount and
@@ -97,19 +97,6 @@ export const WGSL_KERNELS = {
   petMergeBlocks: {
     name: 'petMergeBlocks', entryPoint: 'petMergeBlocks', source: 'kernels/pet/petMergeBlocks', powerOfTwoBlock: false,
     params: [arr('data', 'u32'), arr('out', 'u32'), arr('ranksEven', 'u32'), arr('ranksOdd', 'u32'), scal('sortedBlockSize', 'i32'), scal('n', 'i32')],
-  },
-  countModules: {
-    name: 'countModules',
-    entryPoint: 'countModules',
-    // `id` is u16 on the host; WGSL binds the same bytes as array<u32> (two per word).
-    params: [
-      arr('id', 'u16'),
-      arr('moduleStart', 'u32'),
-      arr('clusterId', 'i32'),
-      scal('numElements', 'i32'),
-      scal('nMaxModules', 'u32'),
-    ],
-    powerOfTwoBlock: false,
   },
   // STS digi sorting (seed 004): no twins; each built-in STS kernel is a declared specialization
   // whose generic kernel (kernels/sts/) runs as its generated WGSL here.

@@ -1,5 +1,5 @@
 // pixelCountModules.wgsl — WGSL twin of assembly/kernels/pixel/clustering.ts pixelCountModules:
-// countModules (seed 000, see countModules.wgsl) on the SiPixelDigisCUDASOAView store, with
+// countModules (seed 000, kernels/pixel/countModules.ts) on the SiPixelDigisCUDASOAView store, with
 // id = the moduleInd column and clusterId = the clus column.
 //
 // Parameters, in order: store (u8 array: the whole store), moduleStart (u32 array), stride (u32:
