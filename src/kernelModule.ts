@@ -52,6 +52,12 @@ export interface ModuleWgslKernel {
    * proven (and in unchecked modules).
    */
   launchProof?: LaunchProofMeta;
+  /**
+   * Every trap site of the shader (and of its subgroup form) is an access the launch proof
+   * covers: a launch the proof holds for cannot trap, so the backend reads no trap record back
+   * for it (an awaited launch then waits for the GPU alone).
+   */
+  trapFreeWhenProven?: true;
 }
 
 export interface KernelModuleMeta {

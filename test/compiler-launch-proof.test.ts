@@ -40,6 +40,26 @@ describe('the launch proof of a compiled kernel', () => {
     }
   });
 
+  it('trapFreeWhenProven exactly where every trap test of the shader folds away under sx_proven', () => {
+    // Read off the shader text, independently of how the compiler decided: every trap test is
+    // a `let bad = !sx_proven && …` of a proven access's helper, and nothing traps unconditionally.
+    const allFold = (src: string): boolean =>
+      [...src.matchAll(/let bad = ([^;]*);/g)].every((m) => m[1]!.startsWith('!sx_proven && ')) && !/sx_trapIf\(true/.test(src) && !/sx_trapIf\((?!bad)/.test(src.replace(/fn sx_trapIf\(/, ''));
+    const meta = JSON.parse(readFileSync('build/simt.simt.json', 'utf8')) as KernelModule['meta'];
+    let trapFree = 0;
+    for (const m of [mod.meta, meta]) {
+      for (const [k, w] of Object.entries(m.wgsl!)) {
+        if (!w.source) continue;
+        const folds = w.launchProof !== undefined && allFold(w.source) && (!w.subgroups || allFold(w.subgroups.source)) && !w.guardEntryPoint;
+        expect(w.trapFreeWhenProven === true, k).toBe(folds);
+        if (folds) trapFree++;
+      }
+    }
+    expect(mod.meta.wgsl!['vecMax']!.trapFreeWhenProven).toBe(true);
+    expect(mod.meta.wgsl!['countModules']!.trapFreeWhenProven).toBeUndefined(); // its atomicInc and moduleStart[loc + 1]
+    expect(trapFree).toBeGreaterThanOrEqual(5);
+  });
+
   it('every launch proof in simt\'s own module parses', () => {
     const meta = JSON.parse(readFileSync('build/simt.simt.json', 'utf8')) as KernelModule['meta'];
     const proofs = Object.values(meta.wgsl!).filter((w) => w.launchProof);
@@ -180,6 +200,32 @@ describe('on webgpu: the proven form where the proof holds, the checked form whe
       A.free(); B.free();
     }
     expect(outs[1]).toEqual(outs[0]);
+  });
+
+  it('launches in flight, trap-free proven ones (no trap record read back) between trapping ones: each reports its own outcome', async () => {
+    const n = 10000, a = Float32Array.from({ length: n }, (_, i) => Math.cos(i) * 50);
+    const A = await gpu.upload('f32', a), B = gpu.alloc('f32', 40);
+    const Aw = await wasm.upload('f32', a), Bw = wasm.alloc('f32', 40);
+    try {
+      await wasm.launch(mod.kernels.vecMax!, { grid: 40, block: 256, sharedBytes: 1024 }, [Aw, Bw, n] as never);
+      const launches = Array.from({ length: 12 }, (_, i) => (i % 3 === 1
+        ? gpu.launch(mod.kernels.vecMax!, { grid: 41, block: 256, sharedBytes: 1024 }, [A, B, n] as never)
+        : gpu.launch(mod.kernels.vecMax!, { grid: 40, block: 256, sharedBytes: 1024 }, [A, B, n] as never)));
+      const settled = await Promise.allSettled(launches);
+      settled.forEach((r, i) => {
+        if (i % 3 === 1) {
+          expect(r.status, `launch ${i}`).toBe('rejected');
+          expect((r as PromiseRejectedResult).reason).toBeInstanceOf(KernelError);
+          expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/out of bounds of 'B' \(length 40\)/);
+        } else {
+          expect(r.status, `launch ${i}`).toBe('fulfilled');
+          expect((r as PromiseFulfilledResult<{ proven?: boolean }>).value.proven).toBe(true);
+        }
+      });
+      expect(Array.from(await B.read())).toEqual(Array.from(await Bw.read()));
+    } finally {
+      A.free(); B.free(); Aw.free(); Bw.free();
+    }
   });
 
   it('countModules: proven on the usual launch, with the same module starts as wasm (as a set) and clusterId', async () => {

@@ -62,12 +62,16 @@ export function generateWgsl(analysis: FrontEndAnalysis, kernels: readonly Kerne
       const gen = new KernelGen(analysis, fn, !options.unchecked, false, proof?.proven);
       out[k.name] = gen.generate();
       if (proof) out[k.name]!.launchProof = proof.meta;
+      let trapFree = proof !== undefined && gen.trapFreeWhenProven;
       // A kernel with warp operations also gets its subgroup form, which a device whose
       // subgroups are its warps (32 lanes, laid out as CUDA's) runs instead.
       if (gen.usesWarpOps) {
-        const sg = new KernelGen(analysis, fn, !options.unchecked, true, proof?.proven).generate();
+        const sgGen = new KernelGen(analysis, fn, !options.unchecked, true, proof?.proven);
+        const sg = sgGen.generate();
         out[k.name]!.subgroups = { source: sg.source!, sites: sg.sites! };
+        trapFree &&= sgGen.trapFreeWhenProven;
       }
+      if (trapFree) out[k.name]!.trapFreeWhenProven = true;
     } catch (e) {
       if (!(e instanceof NoWgsl)) throw e;
       out[k.name] = { diagnostics: [{ ...analysis.where(e.node, e.file), message: e.message }] };

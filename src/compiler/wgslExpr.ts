@@ -163,7 +163,9 @@ export class ExprEmitter extends TypedEmitter {
     const { i, sg } = this.index(e.elementExpression);
     if (!this.g.checked) return this.g.loadText(r, i);
     const site = this.g.site(e, this.file, `read ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`, boundsCode(r, sg));
-    return this.g.loadText(r, `${this.g.indexHelper(r, this.isThreadX(e.elementExpression), this.g.launchProven.has(e))}(${i}, ${sg}, ${site}u)`);
+    const proven = this.g.launchProven.has(e);
+    if (proven) this.g.provenSites.add(site);
+    return this.g.loadText(r, `${this.g.indexHelper(r, this.isThreadX(e.elementExpression), proven)}(${i}, ${sg}, ${site}u)`);
   }
 
   /** The statement storing `value` (already of the element's representation) at e = a[i]. */
@@ -173,7 +175,9 @@ export class ExprEmitter extends TypedEmitter {
     const v = value();
     if (!this.g.checked) return this.g.storeText(r, i, v);
     const site = this.g.site(e, this.file, `write ${r.space === 'workgroup' ? '__shared__ ' : r.space === 'private' ? '__local__ ' : ''}${r.decl.name}[]`, boundsCode(r, sg));
-    return `${this.g.storeHelper(r, this.isThreadX(e.elementExpression), this.g.launchProven.has(e))}(${i}, ${sg}, ${site}u, ${v});`;
+    const proven = this.g.launchProven.has(e);
+    if (proven) this.g.provenSites.add(site);
+    return `${this.g.storeHelper(r, this.isThreadX(e.elementExpression), proven)}(${i}, ${sg}, ${site}u, ${v});`;
   }
 
   protected binary(e: AstNode, t: WType): string {

@@ -33,6 +33,8 @@ export const WGSL_ENTRY_POINT = 'main';
 /** One kernel's shader: which arrays it uses how, its device functions, its bindings and entry point. */
 export class KernelGen extends ArrayHelpers {
   readonly sites: NonNullable<ModuleWgslKernel['sites']> = [];
+  /** The sites whose check the launch proof folds away (accesses of launchProven). */
+  readonly provenSites = new Set<number>();
   readonly consts = new Map<string, string>();
   readonly workgroupVars = new Map<string, string>();
   readonly specs = new Map<string, Specialization>();
@@ -114,6 +116,15 @@ export class KernelGen extends ArrayHelpers {
       sites: this.sites,
       ...(this.tickets.size ? { guardEntryPoint: GUARD_ENTRY_POINT } : {}),
     };
+  }
+
+  /**
+   * Whether a launch that passes the launch proof cannot trap: every trap site is an access the
+   * proof covers (no divergent barrier, atomic or unproven access can record one), and no
+   * ticket guard keeps its state in the trap record.
+   */
+  get trapFreeWhenProven(): boolean {
+    return this.provenSites.size > 0 && this.sites.every((_, i) => this.provenSites.has(i)) && this.tickets.size === 0;
   }
 
   typeOfText(t: string | null, node: AstNode, file = this.fn.file): WType {

@@ -429,13 +429,17 @@ export class WebGpuDevice implements GpuDevice {
     if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
     const wgsl = l.generated ? l.generated.wgsl.source! : await loadKernelWgsl(l.info);
     const t0 = performance.now();
-    const slot = l.generated ? this.trapReadbacks.reserve() : undefined;
+    // A proven launch of a kernel whose every trap site the proof covers cannot trap: its record
+    // is bound but not read back, and waiting for it is waiting for the GPU alone.
+    const trapFree = l.generated?.proven === true && l.generated.wgsl.trapFreeWhenProven === true;
+    const slot = l.generated && !trapFree ? this.trapReadbacks.reserve() : undefined;
     let result: DispatchResult;
     try {
       result = await this.runtime.dispatch({
         wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
         buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
-        ...(slot ? { constants: l.generated!.constants, errorReadback: slot.buffer, errorReadbackOffset: slot.offset } : {}),
+        ...(l.generated ? { constants: l.generated.constants } : {}),
+        ...(slot ? { errorReadback: slot.buffer, errorReadbackOffset: slot.offset } : trapFree ? { unreadTrapRecord: true } : {}),
         ...(l.generated?.wgsl.guardEntryPoint ? { guardEntryPoint: l.generated.wgsl.guardEntryPoint } : {}),
       });
     } catch (e) {

@@ -88,6 +88,11 @@ export interface DispatchDescriptor {
   /** Where in errorReadback the record goes (bytes, a multiple of trapRecordStride). */
   errorReadbackOffset?: number;
   /**
+   * Bind the launch's trap record as for errorReadback, but copy it nowhere: a launch that cannot
+   * trap (a proven launch of a kernel whose every trap site the proof covers) reads nothing back.
+   */
+  unreadTrapRecord?: boolean;
+  /**
    * An entry point of the same shader dispatched once (one workgroup of one invocation) just
    * before the kernel, with its bindings: a generated kernel's ticket guard (src/compiler/wgslTicket.ts).
    * Skipped when one buffer is bound twice (an alias the guard cannot see through).
@@ -144,8 +149,8 @@ interface Batch {
   /** The pipeline last set in that pass (a relaunch of the same kernel does not set it again). */
   pipeline: WebGpuComputePipeline | undefined;
   launches: number;
-  /** Where each trap record of the batch goes (record slot i is the i-th): copied and cleared at the flush. */
-  records: { readback: WebGpuBuffer; offset: number }[];
+  /** Where each trap record of the batch goes (record slot i is the i-th; none: not read back): copied and cleared at the flush. */
+  records: { readback: WebGpuBuffer | undefined; offset: number }[];
   /** Uniforms the batch's launches read: rewriting one with other words must flush first. */
   uniforms: Set<LaunchBindings>;
   /** Run right after the submit (buffers the launches no longer need once submitted). */
@@ -357,9 +362,10 @@ export class WebGpuRuntime {
         // cleared for the next batch, which reuses the slots.
         const stride = this.trapRecordStride;
         for (let i = 0; i < b.records.length;) {
+          const readback = b.records[i]!.readback;
           let j = i + 1;
-          while (j < b.records.length && b.records[j]!.readback === b.records[i]!.readback && b.records[j]!.offset === b.records[i]!.offset + (j - i) * stride) j++;
-          b.enc.copyBufferToBuffer(this.trapRecords!, i * stride, b.records[i]!.readback, b.records[i]!.offset, (j - i) * stride);
+          while (j < b.records.length && b.records[j]!.readback === readback && b.records[j]!.offset === b.records[i]!.offset + (j - i) * stride) j++;
+          if (readback) b.enc.copyBufferToBuffer(this.trapRecords!, i * stride, readback, b.records[i]!.offset, (j - i) * stride);
           i = j;
         }
         b.enc.clearBuffer(this.trapRecords!, 0, b.records.length * stride);
@@ -616,7 +622,7 @@ export class WebGpuRuntime {
       throw new RangeError(`grid (${gx}, ${gy}, ${gz}): y and z must be <= ${maxWg}`);
     }
     const [bx, by, bz] = desc.workgroupSize;
-    const records = desc.errorReadback !== undefined;
+    const records = desc.errorReadback !== undefined || desc.unreadTrapRecord === true;
     const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length, desc.constants, records);
     const guard = desc.guardEntryPoint && !hasDuplicate(desc.buffers)
       ? await this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records)
@@ -685,7 +691,7 @@ export class WebGpuRuntime {
     batch.launches++;
     // The launch's trap record: slot i of the batch (dynamic offset), copied to its readback at the flush.
     const offsets: number[] = [];
-    if (desc.errorReadback) {
+    if (records) {
       offsets.push(batch.records.length * this.trapRecordStride);
       batch.records.push({ readback: desc.errorReadback, offset: desc.errorReadbackOffset ?? 0 });
     }
