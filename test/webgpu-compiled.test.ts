@@ -259,6 +259,29 @@ describe('test/kernels/language.ts on webgpu, against wasm', () => {
       X.free(); Y.free();
     });
 
+    it('a burst of proven launches that cannot trap (no trap record read back): one submit, one wait for the GPU', async () => {
+      const k = language.kernels.gridStrideCopy!;
+      expect(language.meta.wgsl!['gridStrideCopy']!.trapFreeWhenProven).toBe(true);
+      const a = Int32Array.from({ length: n }, (_, i) => i * 7 - 3);
+      const A = await gpu.upload('i32', a); const B = await gpu.upload('i32', new Int32Array(n));
+      const queue = (gpu as WebGpuDevice).context.device.queue;
+      const done = queue.onSubmittedWorkDone;
+      let waits = 0;
+      queue.onSubmittedWorkDone = function (this: GPUQueue) { waits++; return done.apply(this); };
+      try {
+        const submits = await submitsDuring(async () => {
+          const stats = await Promise.all(Array.from({ length: 30 }, () => gpu.launch(k, { grid: 3, block: 64 }, [A, B, n] as never)));
+          for (const s of stats) expect(s.proven).toBe(true);
+        });
+        expect(submits).toBe(1);
+        expect(waits).toBe(1);
+      } finally {
+        queue.onSubmittedWorkDone = done;
+      }
+      expect(Array.from(await B.read())).toEqual(Array.from(a, (v) => 2 * v + 1));
+      A.free(); B.free();
+    });
+
     it('a burst whose scalars change: each launch reads its own uniform words (a rewrite submits the launches before it)', async () => {
       const X = await gpu.upload('f32', x); const Y = await gpu.upload('f32', new Float32Array(n));
       const alphas = [1, 2, 3, 4, 5, 6, 7, 8];

@@ -457,7 +457,7 @@ export class WebGpuDevice implements GpuDevice {
     const { result, t0, words } = s;
     words?.catch(() => undefined); // a timeout leaves it behind: never an unhandled rejection
     try {
-      await waitFor(words ? Promise.all([words, result.validated]).then(() => undefined) : result.completed(), l.kernel.name, t0 + l.timeoutMs, l.signal);
+      await waitFor(words ? Promise.all([words, result.validated]).then(() => undefined) : result.finished(), l.kernel.name, t0 + l.timeoutMs, l.signal);
     } catch (e) {
       if (e instanceof LaunchValidationError) throw new LaunchConfigError(`kernel ${l.kernel.name}: ${e.message}`);
       throw e;

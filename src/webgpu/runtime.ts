@@ -111,8 +111,13 @@ export interface DispatchResult {
   dispatches: number;
   /** GPU time of the compute pass in ns, when timing was requested and is available (after the launch's batch is submitted). */
   gpuTimeNs?: Promise<number>;
-  /** Resolves when the GPU has finished this launch (and everything before it). */
+  /** Resolves when the GPU has finished this launch (and everything before it); submits its batch if still open. */
   completed(): Promise<void>;
+  /**
+   * As completed(), but leaves the batch open for the launches behind it (it is submitted at the
+   * next flush), and every launch of a batch shares one wait for the GPU.
+   */
+  finished(): Promise<void>;
   /** Rejects (LaunchValidationError) when the launch's commands failed WebGPU validation; completed() rejects with it too. */
   validated: Promise<void>;
   /** Resolves once the launch's command buffer was submitted (at the next flush()): only then may its readbacks be mapped. */
@@ -159,6 +164,8 @@ interface Batch {
   markSubmitted(): void;
   validated: Promise<void>;
   settle(error: Error | undefined): void;
+  /** One onSubmittedWorkDone for the batch once submitted, shared by its launches' finished(). */
+  gpuDone?: Promise<void>;
 }
 
 /** No read-only binding aliases a writable one (the usual launch: nothing allocated for it). */
@@ -357,7 +364,8 @@ export class WebGpuRuntime {
     const device = this.device;
     try {
       b.pass?.end();
-      if (b.records.length > 0) {
+      // Records nobody reads (launches that cannot trap) are never written: nothing to copy or clear.
+      if (b.records.some((r) => r.readback !== undefined)) {
         // The records go to their readbacks, one copy per run of consecutive slots, and are
         // cleared for the next batch, which reuses the slots.
         const stride = this.trapRecordStride;
@@ -631,7 +639,8 @@ export class WebGpuRuntime {
     if (gx === 0 || gy === 0 || gz === 0) {
       // Nothing to run: done once everything encoded before it is.
       const before = this.batch?.submitted ?? Promise.resolve();
-      return { dispatches: 0, completed: () => before.then(() => device.queue.onSubmittedWorkDone()), validated: Promise.resolve(), submitted: before };
+      const completed = (): Promise<void> => before.then(() => device.queue.onSubmittedWorkDone());
+      return { dispatches: 0, completed, finished: completed, validated: Promise.resolve(), submitted: before };
     }
 
     const scalars = desc.scalars ?? new Uint32Array(0);
@@ -732,6 +741,10 @@ export class WebGpuRuntime {
         if (this.batch === batch) this.flush();   // waiting for a launch submits it
         await submitted;
         await Promise.all([device.queue.onSubmittedWorkDone(), validated]);
+      },
+      finished: async () => {
+        await submitted;
+        await Promise.all([batch.gpuDone ??= device.queue.onSubmittedWorkDone(), validated]);
       },
     };
     if (timer) {
