@@ -37,10 +37,18 @@ function describeDevice(d: GpuDevice): string {
 interface KernelPair { vecMax: Kernel; countModules: Kernel }
 
 async function benchBackend(backend: BackendName, n: number, ctx: BenchContext): Promise<BenchRecord[]> {
+  const out: BenchRecord[] = [];
+  if (backend === 'webgpu') {
+    // What a launch costs with the device's defaults, measured first, on the process's only
+    // device: the timestamp queries of the device below are not what users pay, and on an H200
+    // a WebGPU device opened earlier in the process (even destroyed) more than doubled the
+    // awaited launch of a later one (147 against 60 us).
+    const plain = await createDevice({ backend: 'webgpu' });
+    try { out.push(...await launchOverhead(plain, backend, describeDevice(plain), ctx)); } finally { await plain.destroy(); }
+  }
   const device = await createDevice(backend === 'webgpu'
     ? { backend: 'webgpu', memoryBytes: 1 << 30, webgpu: { gpuTiming: true } }
     : { backend: 'wasm', memoryBytes: 512 << 20, workers: ctx.workers });
-  const out: BenchRecord[] = [];
   try {
     const where = describeDevice(device);
     // The kernels compiled from their per-thread sources: the WGSL the compiler generates.
@@ -53,14 +61,7 @@ async function benchBackend(backend: BackendName, n: number, ctx: BenchContext):
     ];
     out.push(...await kernelRecords(device, backend, where, n, forms, ctx));
     if (backend === 'webgpu') out.push(...await warpRecords(device as WebGpuDevice, where, n, ctx));
-    if (backend === 'webgpu') {
-      // What a launch costs with the device's defaults: the timestamp queries of the device
-      // above (a query set resolved and mapped per launch) are not what users pay.
-      const plain = await createDevice({ backend: 'webgpu' });
-      try { out.push(...await launchOverhead(plain, backend, where, ctx)); } finally { await plain.destroy(); }
-    } else {
-      out.push(...await launchOverhead(device, backend, where, ctx));
-    }
+    else out.push(...await launchOverhead(device, backend, where, ctx));
   } finally {
     await device.destroy();
   }

@@ -2,7 +2,20 @@
 // bench/RESULTS.md): bare Dawn dispatches awaited by onSubmittedWorkDone and by a mapped copy,
 // then simt's awaited launches of the compiled vecMax (grid 4 × 256) and rounds of 300 in flight.
 // After npm run build: node scripts/webgpu-launch-probe.mjs [bare|simt|all]   (N: awaited launches)
+// `all` runs each in a process of its own: on an H200 a WebGPU device opened earlier in the
+// process, even destroyed, more than doubled the awaited launch of a later one.
 const mode = process.argv[2] ?? 'all';
+if (mode === 'all') {
+  const { execFileSync } = await import('node:child_process');
+  const merged = {};
+  for (const m of ['bare', 'simt']) {
+    const text = execFileSync(process.execPath, [new URL(import.meta.url).pathname, m], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    process.stdout.write(text.split('\n').slice(0, -2).join('\n') + '\n');
+    Object.assign(merged, JSON.parse(text.trim().split('\n').pop()));
+  }
+  console.log(JSON.stringify(merged));
+  process.exit(0);
+}
 const { openWebGpu } = await import('../dist/src/webgpu/gpu.js');
 const { createDevice } = await import('../dist/src/device.js');
 const { compileKernelFiles } = await import('../dist/src/compiler/index.js');
@@ -16,7 +29,7 @@ async function timeLoop(name, n, fn) {
   out[name] = { medianUs: +med(tail).toFixed(1), p10Us: +p10(tail).toFixed(1) };
   console.log(name, out[name]);
 }
-if (mode === 'bare' || mode === 'all') {
+if (mode === 'bare') {
   const ctx = await openWebGpu({});
   const d = ctx.device;
   const GB = globalThis.GPUBufferUsage ?? { STORAGE: 0x80, COPY_SRC: 0x4, COPY_DST: 0x8, MAP_READ: 0x1, UNIFORM: 0x40 };
@@ -36,7 +49,7 @@ if (mode === 'bare' || mode === 'all') {
   await timeLoop('bare 100 dispatches + one onSubmittedWorkDone (per 100)', 60, async () => { for (let i = 0; i < 100; i++) dispatch(false); await d.queue.onSubmittedWorkDone(); });
   await ctx.destroy();
 }
-if (mode === 'simt' || mode === 'all') {
+if (mode === 'simt') {
   const dev = await createDevice({ backend: 'webgpu' });
   const m = await compileKernelFiles(['kernels/reduce/vecMax.ts']);
   await dev.load(m);
