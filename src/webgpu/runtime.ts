@@ -170,6 +170,9 @@ interface Batch {
 
 /** No read-only binding aliases a writable one (the usual launch: nothing allocated for it). */
 const NO_ALIASES: readonly number[] = [];
+/** The usual launch copies no buffer and binds no dynamic offset: nothing allocated for either. */
+const NO_SNAPSHOTS: WebGpuBuffer[] = [];
+const NO_OFFSETS: number[] = [];
 
 /** Launches per batch at most: a long burst is still submitted in steps, so the GPU starts early. */
 const MAX_BATCH = 64;
@@ -178,12 +181,6 @@ const MAX_BATCH = 64;
 function hasDuplicate(buffers: readonly WebGpuBuffer[]): boolean {
   for (let i = 1; i < buffers.length; i++) for (let j = 0; j < i; j++) if (buffers[i] === buffers[j]) return true;
   return false;
-}
-
-function sameWords(a: Uint32Array | undefined, b: Uint32Array): boolean {
-  if (!a || a.length !== b.length) return false;
-  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Binding sets kept per pipeline: enough for a pipeline's usual arrays, bounded for one that sees many. */
@@ -195,6 +192,10 @@ const UNIFORM_HEADER_BYTES = 16;
 export async function defaultPrelude(): Promise<string> {
   const parts = await Promise.all([loadWgsl('wgsl/cuda_atomics'), loadWgsl('wgsl/wide')]);
   return parts.map((p) => (p.endsWith('\n') ? p : p + '\n')).join('');
+}
+
+function checkGridDim(n: string, v: number): void {
+  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`bad grid.${n} = ${v}`);
 }
 
 function roundUp(n: number, m: number): number {
@@ -216,10 +217,19 @@ export class WebGpuRuntime {
   private nextBufferId = 1;
   private batch: Batch | undefined;
   private trapRecords: WebGpuBuffer | undefined;
+  /** The device's limits a launch reads, read once: each read of `device.limits` is a call into Dawn. */
+  readonly maxWorkgroupsPerDimension: number;
+  /** Bytes between two launches' trap records in the record buffer and in a readback: the storage offset alignment. */
+  readonly trapRecordStride: number;
+  private readonly uniformAlignment: number;
 
   private constructor(ctx: WebGpuContext, prelude: string) {
     this.ctx = ctx;
     this.device = ctx.device;
+    const limits = ctx.device.limits;
+    this.maxWorkgroupsPerDimension = limits.maxComputeWorkgroupsPerDimension;
+    this.trapRecordStride = roundUp(TRAP_RECORD_BYTES, limits.minStorageBufferOffsetAlignment);
+    this.uniformAlignment = limits.minUniformBufferOffsetAlignment;
     this.prelude = prelude.length === 0 || prelude.endsWith('\n') ? prelude : prelude + '\n';
     this.preludeLines = this.prelude.length === 0 ? 0 : this.prelude.split('\n').length - 1;
   }
@@ -227,10 +237,6 @@ export class WebGpuRuntime {
   static async create(ctx: WebGpuContext, options: WebGpuRuntimeOptions = {}): Promise<WebGpuRuntime> {
     const prelude = options.prelude ?? (await defaultPrelude());
     return new WebGpuRuntime(ctx, prelude);
-  }
-
-  get maxWorkgroupsPerDimension(): number {
-    return this.device.limits.maxComputeWorkgroupsPerDimension;
   }
 
   /** Number of cached pipelines (for tests and diagnostics). */
@@ -316,14 +322,6 @@ export class WebGpuRuntime {
   }
 
   // -------------------------------------------------------------------------------- batches
-
-  /**
-   * Bytes between two launches' trap records in the record buffer and in a readback: the
-   * record's 48 bytes rounded up to the adapter's storage offset alignment (a dynamic offset).
-   */
-  get trapRecordStride(): number {
-    return roundUp(TRAP_RECORD_BYTES, this.device.limits.minStorageBufferOffsetAlignment);
-  }
 
   /** The trap record slots of one batch (binding k + 1 of a generated kernel, by dynamic offset). */
   private trapRecordBuffer(): WebGpuBuffer {
@@ -619,13 +617,9 @@ export class WebGpuRuntime {
     const gy = desc.grid.y ?? 1;
     const gz = desc.grid.z ?? 1;
     const maxWg = this.maxWorkgroupsPerDimension;
-    for (const [n, v] of [
-      ['x', gx],
-      ['y', gy],
-      ['z', gz],
-    ] as const) {
-      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`bad grid.${n} = ${v}`);
-    }
+    checkGridDim('x', gx);
+    checkGridDim('y', gy);
+    checkGridDim('z', gz);
     if (gy > maxWg || gz > maxWg) {
       throw new RangeError(`grid (${gx}, ${gy}, ${gz}): y and z must be <= ${maxWg}`);
     }
@@ -646,16 +640,30 @@ export class WebGpuRuntime {
     const scalars = desc.scalars ?? new Uint32Array(0);
     const chunks = Math.ceil(gx / maxWg);
     const uniformBytes = roundUp(UNIFORM_HEADER_BYTES + 4 * scalars.length, 16);
-    const stride = roundUp(uniformBytes, device.limits.minUniformBufferOffsetAlignment);
-    const words = new Uint32Array((stride * chunks) / 4);
-    for (let c = 0; c < chunks; c++) {
-      const base = (c * stride) / 4;
-      words[base] = gx;
-      words[base + 1] = gy;
-      words[base + 2] = gz;
-      words[base + 3] = c * maxWg;
-      words.set(scalars, base + 4);
-    }
+    const stride = roundUp(uniformBytes, this.uniformAlignment);
+    // The uniform's words: the header and the scalars, per chunk. A relaunch with the words its
+    // bindings already hold writes nothing, and builds nothing to compare.
+    const wordsHeld = (w: Uint32Array | undefined): boolean => {
+      if (!w || w.length !== (stride * chunks) / 4) return false;
+      for (let c = 0; c < chunks; c++) {
+        const base = (c * stride) / 4;
+        if (w[base] !== gx || w[base + 1] !== gy || w[base + 2] !== gz || w[base + 3] !== c * maxWg) return false;
+        for (let i = 0; i < scalars.length; i++) if (w[base + 4 + i] !== scalars[i]) return false;
+      }
+      return true;
+    };
+    const makeWords = (): Uint32Array => {
+      const words = new Uint32Array((stride * chunks) / 4);
+      for (let c = 0; c < chunks; c++) {
+        const base = (c * stride) / 4;
+        words[base] = gx;
+        words[base + 1] = gy;
+        words[base + 2] = gz;
+        words[base + 3] = c * maxWg;
+        words.set(scalars, base + 4);
+      }
+      return words;
+    };
 
     const timing = desc.timing === true && this.ctx.hasTimestampQuery;
     const timer = timing ? this.takeTimer() : undefined;
@@ -665,16 +673,17 @@ export class WebGpuRuntime {
     // output = input): WebGPU forbids that aliasing in one dispatch, so the read-only binding
     // gets a copy of the buffer made just before the pass — the contents at launch, which is
     // what a kernel that never writes that parameter may read anyway.
-    const bound = [...desc.buffers];
-    const snapshots: WebGpuBuffer[] = [];
+    const given = desc.buffers;
     const readOnly = this.readOnlyBindingsOf(desc.wgsl);
-    const aliased = readOnly.size === 0 || !hasDuplicate(bound) ? NO_ALIASES : [...readOnly].filter((i) => bound[i] !== undefined && bound.some((o, j) => o === bound[i] && !readOnly.has(j)));
+    const aliased = readOnly.size === 0 || !hasDuplicate(given) ? NO_ALIASES : [...readOnly].filter((i) => given[i] !== undefined && given.some((o, j) => o === given[i] && !readOnly.has(j)));
+    const bound = aliased.length > 0 ? [...given] : given;
+    const snapshots: WebGpuBuffer[] = aliased.length > 0 ? [] : NO_SNAPSHOTS;
     // A snapshot is new each launch: its bindings are too (and are dropped after it).
     const keep = aliased.length === 0;
     const cached = keep ? this.cachedBindings(entry, bound, records, chunks, uniformBytes) : undefined;
     // The uniform is written on the queue before the batch is submitted: a launch of the open
     // batch that reads other words from it goes first.
-    if (cached && !sameWords(cached.words, words) && this.batch?.uniforms.has(cached)) this.flush();
+    if (cached && !wordsHeld(cached.words) && this.batch?.uniforms.has(cached)) this.flush();
     if (this.batch && this.batch.launches >= MAX_BATCH) this.flush();
     const batch = this.openBatch();
     const enc = batch.enc;
@@ -692,16 +701,17 @@ export class WebGpuRuntime {
       snapshots.push(copy);
     }
     const bindings = cached ?? this.launchBindings(entry, bound, records, chunks, stride, uniformBytes, keep);
-    if (!sameWords(bindings.words, words)) {
+    if (!wordsHeld(bindings.words)) {
+      const words = makeWords();
       device.queue.writeBuffer(bindings.uniform, 0, words.buffer as ArrayBuffer, 0, words.byteLength);
       bindings.words = words;
     }
     batch.uniforms.add(bindings);
     batch.launches++;
     // The launch's trap record: slot i of the batch (dynamic offset), copied to its readback at the flush.
-    const offsets: number[] = [];
+    let offsets = NO_OFFSETS;
     if (records) {
-      offsets.push(batch.records.length * this.trapRecordStride);
+      offsets = [batch.records.length * this.trapRecordStride];
       batch.records.push({ readback: desc.errorReadback, offset: desc.errorReadbackOffset ?? 0 });
     }
     // Consecutive launches share one pass: WebGPU orders each dispatch's storage writes before the next's reads.
