@@ -286,6 +286,11 @@ describe('range proof: the generated block form', () => {
     expect(copy).toMatch(/__ld<f32>\(__p_src/);
     expect(copy).toMatch(/__ldu<i32>\(__p_idx/);
     expect(copy).toMatch(/__stu<f32>\(__p_out/);
+    // A proven access's index is computed in i32 (the proof bounds every value on the way to it);
+    // the checked one keeps its i64 index, which the check compares against the length.
+    expect(copy).toMatch(/__ldu<i32>\(__p_idx, __n_idx, <i64>\(<i32>\(/);
+    expect(copy).toMatch(/__stu<f32>\(__p_out, __n_out, <i64>\(<i32>\(/);
+    expect(copy).not.toMatch(/__ld<f32>\(__p_src, __n_src, <i64>\(<i32>/);
   });
 
   it('foldEdge, foldExit: the bounds guards are their values in the proven copy, and proven per block', () => {

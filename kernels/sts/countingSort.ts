@@ -63,14 +63,15 @@ function chunkBegin(g: i32, p: i32, n: i32): i32 { return g * (n / p) + <i32>mul
 export function stsCountChunks(digis: u32[], hist: u32[], n: i32, nChannels: u32, bad: u32[], layout: i32): void {
   const p = gridDim.x * blockDim.x;
   const g = blockIdx.x * blockDim.x + threadIdx.x;
+  const row = <u32>g * nChannels;
   if (layout == 0) for (let c: u32 = 0; c < nChannels; c++) hist[c * <u32>p + <u32>g] = 0;
-  else for (let c: u32 = 0; c < nChannels; c++) hist[<u32>g * nChannels + c] = 0;
+  else for (let c: u32 = 0; c < nChannels; c++) hist[row + c] = 0;
   const end = min(chunkBegin(g + 1, p, n), n);
   for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = digis[2 * i];
     if (c >= nChannels) atomicMin(bad, 0, <u32>i);
     else if (layout == 0) hist[c * <u32>p + <u32>g] += 1;
-    else hist[<u32>g * nChannels + c] += 1;
+    else hist[row + c] += 1;
   }
 }
 

@@ -792,7 +792,10 @@ function makePrinter(as: AssemblyScript, fe: FrontEnd, fn: FunctionInfo, ctx: Pr
     }
     access(d: Decl, index: AstNode, node: AstNode, what: string): string {
       const site = fe.site(node, fn.file, `${what} ${d.array!.space === 'shared' ? '__shared__ ' : d.array!.space === 'local' ? '__local__ ' : ''}${d.name}[]`);
-      return `${this.ptr(d, node)}, ${this.len(d)}, <i64>(${this.text(index)}), ${d.array!.id}, ${site}${threadArg}`;
+      // A proven access's index and every value on the way to it lie in i32 (the range proof
+      // checks each): computed in i32 it is the same, and the address needs no i64 detour.
+      const ix = checked && ctx.proven?.has(node) ? `<i64>(<i32>(${this.text(index)}))` : `<i64>(${this.text(index)})`;
+      return `${this.ptr(d, node)}, ${this.len(d)}, ${ix}, ${d.array!.id}, ${site}${threadArg}`;
     }
     override visitIdentifierExpression(n: AstNode): void {
       const r = ctx.replace?.get(n);
