@@ -6,6 +6,7 @@
 // of the CUDA code, so agreement is not agreement on a wrong answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { builtinKernels, handWrittenKernels, specializations as declared } from '../src/kernels/index.js';
 import { shippedModule } from '../src/shippedModule.js';
 import { createDevice, type Device } from '../src/device.js';
@@ -21,6 +22,7 @@ import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import { CHARGE_CUT_SHARED_BYTES, FIND_CLUS_SHARED_BYTES } from '../src/kernels/pixel.js';
 import { pixelModuleAtCapacity, rng, type PixelColumns } from './helpers.js';
 import { PET_INPUTS } from './pet-specializations.js';
+import { WGSL_KERNELS } from '../src/webgpu/kernels.js';
 import { allCases as stsKernelCases, countingCases, digis as stsKernelDigis, mergeCases, tileCases, type StsKernelCase } from './stsKernelCases.js';
 
 const handWritten = handWrittenKernels();
@@ -662,3 +664,39 @@ for (const { backend, seed, big } of BACKENDS) {
     }
   });
 }
+
+// On webgpu a declared specialization without a hand-written WGSL twin runs as its generic
+// kernel's generated WGSL (src/webgpu/device.ts): each of them against the reference, on the
+// edge and random cases above (blocks the adapter allows).
+describe('webgpu: the built-ins that run as their generic kernel\'s generated WGSL give the reference\'s outputs', () => {
+  let gpu: Device;
+  let setupError: unknown;
+  beforeAll(async () => {
+    try { gpu = await createDevice({ backend: 'webgpu', memoryBytes: 256 << 20 }) as unknown as Device; } catch (e) { setupError = e; }
+  });
+  afterAll(async () => { await gpu?.destroy(); });
+  // Read at collection time (the build wrote it): one test per such kernel.
+  const shippedWgsl = (JSON.parse(readFileSync('build/simt.simt.json', 'utf8')) as KernelModule['meta']).wgsl ?? {};
+  const generated = specializations.filter((k) => !(k.name in WGSL_KERNELS) && shippedWgsl[k.specializes!.generic]?.source !== undefined);
+
+  it('cover every specialization without a twin whose generic kernel has a WGSL form, findClus and countModules among them', () => {
+    if (setupError !== undefined) throw setupError;
+    const names = generated.map((k) => k.name);
+    expect(names).toEqual(expect.arrayContaining(['vecMax', 'vecMin', 'countModules', 'findClus', 'clusterChargeCut', 'petCoinCount']));
+    for (const k of specializations) if (!names.includes(k.name) && !(k.name in WGSL_KERNELS)) expect(shippedWgsl[k.specializes!.generic]?.diagnostics, k.name).toBeDefined();
+  });
+
+  for (const k of generated) {
+    it(`${k.name}: edge and random cases`, async () => {
+      if (setupError !== undefined) throw setupError;
+      const inputs = INPUTS[k.name]!;
+      const cases = inputs.cases((n) => gridStrideShape(gpu, n), false).filter((c) => c.block <= gpu.maxThreadsPerBlock);
+      expect(cases.length).toBeGreaterThan(0);
+      for (const c of cases) {
+        const g = await run(gpu, k, c);
+        expect(differences(k, nanAsOne(k, inputs.reference(c)), nanAsOne(k, inputs.normalize?.(c, g) ?? g), { labels: false }), `${k.name} on webgpu against the reference: ${c.label}`).toEqual([]);
+      }
+    });
+  }
+});
+

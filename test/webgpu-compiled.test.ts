@@ -445,6 +445,50 @@ describe('traps on webgpu: the KernelError wasm throws', () => {
   });
 });
 
+describe('unreachable() (CUDA\'s assert, __trap) on webgpu, against wasm', () => {
+  let asserts: KernelModule;
+  beforeAll(async () => {
+    asserts = await compileKernelFiles(['test/kernels/asserts.ts']);
+    await wasm.load(asserts);
+    await gpu.load(asserts);
+  });
+  const kernels = ['assertNonNegative', 'assertBeforeBarrier'];
+
+  it('has a WGSL form; launches that never reach it equal wasm', async () => {
+    for (const k of kernels) expect(asserts.meta.wgsl![k]!.diagnostics, k).toBeUndefined();
+    for (const k of kernels) {
+      for (const n of [1, 100, 256]) {
+        await same(() => asserts, k, Math.ceil(n / 64), 64, [{ dtype: 'i32', data: ints(n, n, 0, 99) }, { dtype: 'i32', data: new Int32Array(n) }, n]);
+      }
+    }
+  });
+
+  it('a launch that reaches it is the KernelError wasm throws, in the same block; webgpu names the thread and the line', async () => {
+    for (const k of kernels) {
+      const data = ints(200, 7, 0, 99);
+      data[133] = -1; // block 2 (of 64 threads), thread 5
+      const errors: unknown[] = [];
+      for (const dev of [wasm, gpu]) {
+        const a = await dev.upload('i32', data), o = dev.alloc('i32', 200);
+        errors.push(await dev.launch(asserts.kernels[k]!, { grid: 4, block: 64 }, [a, o, 200] as never).then(() => undefined, (e: unknown) => e));
+        a.free(); o.free();
+      }
+      for (const e of errors) expect(e, k).toBeInstanceOf(KernelError);
+      expect((errors[0] as Error).message).toMatch(new RegExp(`^kernel ${k} trapped in block \\(2, 0, 0\\): .*unreachable`));
+      expect((errors[1] as Error).message).toMatch(new RegExp(`^kernel ${k} trapped in block \\(2, 0, 0\\): unreachable executed in thread \\(5, 0, 0\\) at test/kernels/asserts\\.ts:\\d+:\\d+$`));
+      expect(asserts.meta.wgsl![k]!.trapFreeWhenProven, k).toBeUndefined();
+    }
+    // The device runs clean after it.
+    await same(() => asserts, 'assertNonNegative', 1, 64, [{ dtype: 'i32', data: ints(64, 3, 0, 9) }, { dtype: 'i32', data: new Int32Array(64) }, 64]);
+  });
+
+  it("simt's own findClus (kernels/pixel/clustering.ts, whose neighbour count is asserted) now has a WGSL form", async () => {
+    const meta = JSON.parse((await import('node:fs')).readFileSync('build/simt.simt.json', 'utf8')) as KernelModule['meta'];
+    expect(meta.wgsl!['findClus']!.diagnostics).toBeUndefined();
+    expect(meta.wgsl!['findClus']!.source).toMatch(/sx_trapIf\(true, 4u/);
+  });
+});
+
 describe('constructs without a WGSL form', () => {
   const source = `import { threadIdx, blockIdx, blockDim, __threadfence, atomicAdd } from "simt/kernel";
 export function scale(a: f32[], n: i32): void {

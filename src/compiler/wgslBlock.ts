@@ -3,8 +3,8 @@
 // made uniform through workgroup memory, warp shuffles and votes emulated in workgroup memory
 // (or, in a kernel's subgroup form, subgroup builtins).
 
-import { type AstNode, LK, NK } from './ast.js';
-import type { Decl } from './frontend.js';
+import { type AstNode, LK, NK, operatorOf, unparen } from './ast.js';
+import type { Decl, FunctionInfo } from './frontend.js';
 import { BARRIERS, BLOCK_PREDICATES, WARP_SHUFFLES, WARP_VOTES } from './language.js';
 import { reprOf } from './wgslTypes.js';
 import { TRAP_DIVERGENT, TRAP_DIVERGENT_WARP, shuffleFns, subgroupShuffleFns } from './wgslRuntime.js';
@@ -68,7 +68,12 @@ export class Emitter extends StmtEmitter {
           out.push(`${ind}}`);
           break;
         case NK.While: case NK.Do: case NK.For: {
-          if (s.condition && hasCollective(this.fn, s.condition)) this.fail(s.condition, 'a warp operation or block predicate in a loop condition has no WGSL form yet: compute it in the loop body');
+          // A block predicate in the condition (`while (__syncthreads_or(more))`): computed by the
+          // whole block at each test, so the loop stays uniform. A warp operation there has no form.
+          const predicated = !!s.condition && hasCollective(this.fn, s.condition);
+          if (predicated && !isBlockPredicate(this.fn, s.condition)) {
+            this.fail(s.condition, 'a loop condition with a warp operation, or with a block predicate and more, has no WGSL form yet: compute it in the loop body');
+          }
           out.push(`${ind}{`);
           const i2 = ind + '  ', i3 = ind + '    ';
           // A constant trip count (`for (let m = 16; m > 0; m /= 2)`): the trips written out (wgslUnroll.ts).
@@ -103,10 +108,11 @@ export class Emitter extends StmtEmitter {
           }
           if (s.kind === NK.For && s.initializer) this.blockList([s.initializer], i2, out);
           out.push(`${i2}loop {`);
-          if (s.kind !== NK.Do && s.condition) out.push(`${i3}if (!${paren(this.blockCond(s.condition, s, i3, out))}) { break; }`);
+          const test = (): string => (predicated ? this.predicatedCond(s.condition, i3, out) : this.blockCond(s.condition, s, i3, out));
+          if (s.kind !== NK.Do && s.condition) out.push(`${i3}if (!${paren(test())}) { break; }`);
           this.blockList(listOf(s.body), i3, out);
           if (s.kind === NK.For && s.incrementor) this.blockList([{ kind: NK.Expression, expression: s.incrementor, range: s.incrementor.range } as AstNode], i3, out);
-          if (s.kind === NK.Do) out.push(`${i3}if (!${paren(this.blockCond(s.condition, s, i3, out))}) { break; }`);
+          if (s.kind === NK.Do) out.push(`${i3}if (!${paren(test())}) { break; }`);
           out.push(`${i2}}`, `${ind}}`);
           break;
         }
@@ -128,6 +134,22 @@ export class Emitter extends StmtEmitter {
     const site = this.g.site(construct, this.file, `condition of ${construct.kind === NK.If ? 'an if' : 'a loop'} with a barrier`, TRAP_DIVERGENT);
     const r = this.blockCount(e, ind, out, site);
     return `(${r}.x != 0u && ${r}.x == ${r}.y)`;
+  }
+
+  /**
+   * A loop condition holding block predicates: each counted over the block (uniform results), then
+   * the condition with them in place, which is uniform where the rest of it is; else the
+   * divergence test of any block-level condition applies.
+   */
+  protected predicatedCond(e: AstNode, ind: string, out: string[]): string {
+    for (const c of collectivesIn(this.fn, e)) {
+      const name = c.expression.text as string;
+      const r = this.blockCount((c.args as AstNode[])[0]!, ind, out);
+      this.replace.set(c, name === '__syncthreads_count' ? `i32(${r}.x)` : name === '__syncthreads_or' ? `i32(${r}.x > 0u)` : `i32(${r}.x == ${r}.y)`);
+    }
+    const v = this.capture(() => this.expr(e, 'bool'));
+    this.guard(ind, out, v.pre);
+    return v.value;
   }
 
   /** Counts the live threads and those whose predicate holds (a vec2u, uniform): __syncthreads_count's machinery. */
@@ -295,4 +317,11 @@ export class Emitter extends StmtEmitter {
       this.preds.pop();
     }
   }
+}
+
+/** `__syncthreads_or(p)` (or _and, _count), parenthesized or negated: a loop condition uniform over the block. */
+function isBlockPredicate(fn: FunctionInfo, e: AstNode): boolean {
+  e = unparen(e);
+  if (e.kind === NK.UnaryPrefix && operatorOf(e) === '!') return isBlockPredicate(fn, e.operand);
+  return e.kind === NK.Call && e.expression.kind === NK.Identifier && !fn.refs.has(e.expression) && BLOCK_PREDICATES.has(e.expression.text as string);
 }

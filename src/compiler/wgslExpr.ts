@@ -5,7 +5,7 @@
 import { type AstNode, NK, LK, textOf, operatorOf, unparen, walk } from './ast.js';
 import { ATOMICS, BARRIERS, CONVERSION_TYPES, INDEX_VARIABLES, PURE_CALLS, SHARED_DECLS, isCollective } from './language.js';
 import { type WType, convert, floatLiteral, intLiteral, reprOf, wtypeOf, isSmall } from './wgslTypes.js';
-import { ACTIVE_LANES_FN, TRAP_OUT_OF_BOUNDS } from './wgslRuntime.js';
+import { ACTIVE_LANES_FN, TRAP_OUT_OF_BOUNDS, TRAP_UNREACHABLE } from './wgslRuntime.js';
 import { type ArrRef, MATHF, MATHF_CONSTANTS, isAssignOp } from './wgslModel.js';
 import { TypedEmitter } from './wgslTyping.js';
 
@@ -270,6 +270,8 @@ export class ExprEmitter extends TypedEmitter {
         // control barrier that every invocation must reach (not in a thread's own branch, where
         // CUDA's fences stand) and orders nothing between workgroups.
         return this.fail(e, `${name}() has no WGSL form: WGSL has no memory fence (its atomics are relaxed, and storageBarrier() is a workgroup barrier that orders nothing between workgroups); run this kernel on wasm or serial`);
+      case 'unreachable':
+        return this.fail(e, 'unreachable() must be a statement of its own');
       case '__activemask':
         if (this.g.exitMode) return this.fail(e, '__activemask() in a kernel whose threads may return early has no WGSL form yet');
         this.g.helpers.set('sx_activeLanes', ACTIVE_LANES_FN);
@@ -310,6 +312,13 @@ export class ExprEmitter extends TypedEmitter {
     if (e.kind === NK.Call) {
       const c = e.expression as AstNode;
       if (c.kind === NK.Identifier && !this.fn.refs.has(c) && BARRIERS.has(c.text)) return this.fail(e, `${c.text} here has no WGSL form`);
+      if (c.kind === NK.Identifier && !this.fn.refs.has(c) && c.text === 'unreachable' && (e.args as AstNode[]).length === 0) {
+        // The launch fails with the trap, as wasm's `unreachable` fails it. WGSL cannot stop one
+        // invocation where the others may still meet a barrier, so this one notes the trap (its
+        // first, as a bounds check does) and runs on: its later accesses stay checked or proven.
+        const site = this.g.site(e, this.file, 'unreachable()', TRAP_UNREACHABLE);
+        return `sx_trapIf(true, ${TRAP_UNREACHABLE}u, 0u, 0u, 0u, ${site}u);`;
+      }
       const text = this.expr(e);
       return this.replace.has(e) ? '' : `${/^[a-zA-Z_][\w]*\(/.test(text) ? '' : '_ = '}${text};`;
     }

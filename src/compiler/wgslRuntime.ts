@@ -11,6 +11,8 @@ export const TRAP_OUT_OF_BOUNDS = 1;
 export const TRAP_DIVERGENT = 2;
 /** The condition of an `if` around warp operations differs between the live lanes of a warp (wasm's kind 3). */
 export const TRAP_DIVERGENT_WARP = 3;
+/** `unreachable()` was reached (CUDA's `__trap()`, an `assert` that failed): wasm's `unreachable` trap. */
+export const TRAP_UNREACHABLE = 4;
 
 /** Per-invocation values that device functions and helpers read (set at the entry point). */
 export const GLOBALS = `var<private> sx_tid: vec3<i32>;

@@ -19,6 +19,7 @@ export function trapMessage(rec: Uint32Array, block: Dim3, wgsl: ModuleWgslKerne
     const i = signed ? index! | 0 : index! >>> 0;
     return { blockIdx, message: `index ${i} is out of bounds of '${array.slice(array.indexOf('.') + 1)}' (length ${length}) in ${thread}${at}` };
   }
+  if (kind === 4) return { blockIdx, message: `unreachable executed in ${thread}${at}` };
   if (kind === 3) {
     return {
       blockIdx,
