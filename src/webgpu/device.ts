@@ -307,7 +307,8 @@ export class WebGpuDevice implements GpuDevice {
       info = { name: kernel.name, entryPoint: 'main', params: [], powerOfTwoBlock: false };
     } else if (info === undefined) {
       throw new LaunchConfigError(`kernel '${kernel.name}' has no WGSL version, so the webgpu backend cannot run it ` +
-        `(webgpu runs: ${Object.keys(WGSL_KERNELS).join(', ')}, and the kernels of loaded modules)`);
+        `(webgpu runs the kernels with a WGSL twin, ${Object.keys(WGSL_KERNELS).join(', ')}; the built-ins declared as ` +
+        `specializations of a generic kernel with a WGSL form, such as vecMax, countModules and findClus; and the kernels of loaded modules)`);
     } else checkDeclaration(kernel, info);
     if (config === null || typeof config !== 'object') throw new LaunchConfigError('launch config must be an object {grid, block, sharedBytes?}');
     const grid = toDim3('grid', config.grid);
