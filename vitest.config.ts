@@ -18,6 +18,9 @@ export default defineConfig({
     // 2-core machine only adds contention, and timing-sensitive launch paths get noisy.
     fileParallelism: false,
     pool: 'forks',
+    // gc() for the tests that look for leaks (test/launch-loop.test.ts): without it a heap
+    // reading includes whatever garbage the last collection left, and swings by tens of MB.
+    execArgv: ['--expose-gc'],
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });
