@@ -79,9 +79,10 @@ export class KernelError extends SimtError {
  * a block did not return within a grace period, by restarting the workers (`restarted`).
  */
 export class KernelTimeoutError extends SimtError {
-  constructor(readonly kernel: string, readonly timeoutMs: number, readonly restarted = true) {
-    super(`kernel ${kernel} did not finish within ${timeoutMs} ms; the launch was aborted` +
-      (restarted ? ' and the workers restarted' : ' between blocks'));
+  /** `what`: what became of the launch, where it is neither of the wasm pool's two. */
+  constructor(readonly kernel: string, readonly timeoutMs: number, readonly restarted = true, what?: string) {
+    super(`kernel ${kernel} did not finish within ${timeoutMs} ms; ` +
+      (what ?? `the launch was aborted${restarted ? ' and the workers restarted' : ' between blocks'}`));
   }
 }
 

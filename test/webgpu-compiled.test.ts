@@ -13,7 +13,7 @@ import { probeSubgroupWarps } from '../src/webgpu/subgroupProbe.js';
 import { compileKernelFiles, compileKernels } from '../src/compiler/index.js';
 import type { KernelModule } from '../src/kernelModule.js';
 import type { DType } from '../src/dtypes.js';
-import { KernelError, LaunchConfigError } from '../src/errors.js';
+import { KernelError, KernelTimeoutError, LaunchConfigError } from '../src/errors.js';
 import { halvingTreesRef, rng, withWasmAndWebGpu } from './helpers.js';
 import { INC_CASES, incSequence } from './cuda-model.js';
 import { crossCheck, type Job } from '../src/crosscheck/index.js';
@@ -486,6 +486,40 @@ describe('unreachable() (CUDA\'s assert, __trap) on webgpu, against wasm', () =>
     const meta = JSON.parse((await import('node:fs')).readFileSync('build/simt.simt.json', 'utf8')) as KernelModule['meta'];
     expect(meta.wgsl!['findClus']!.diagnostics).toBeUndefined();
     expect(meta.wgsl!['findClus']!.source).toMatch(/sx_trapIf\(true, 4u/);
+  });
+});
+
+describe('launch deadlines on webgpu', () => {
+  const source = `import { threadIdx } from "simt/kernel";
+export function busy(out: u32[], rounds: i32): void {
+  let x: u32 = <u32>threadIdx.x;
+  for (let r = 0; r < rounds; r++) x = x * 1664525 + 1013904223;
+  out[threadIdx.x] = x;
+}
+`;
+  let mod: KernelModule;
+  beforeAll(async () => { mod = await compileKernels([{ path: 'kernels/busy.ts', source }]); await gpu.load(mod); });
+  const lcg = (t: number, rounds: number): number => { let x = t >>> 0; for (let r = 0; r < rounds; r++) x = (Math.imul(x, 1664525) + 1013904223) >>> 0; return x; };
+
+  it('a launch past its timeoutMs is a KernelTimeoutError naming that timeout and what became of the launch; the device runs on', async () => {
+    const out = gpu.alloc('u32', 64);
+    const err = await gpu.launch(mod.kernels.busy!, { grid: 1, block: 64, timeoutMs: 20 }, [out, 10_000_000] as never).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(KernelTimeoutError);
+    expect((err as Error).message).toBe("kernel busy did not finish within 20 ms; WebGPU cannot stop a dispatch: the GPU may still be running it, and the device's later work waits behind it");
+    // Later work waits behind the long launch, and is right.
+    await gpu.launch(mod.kernels.busy!, { grid: 1, block: 64 }, [out, 3] as never);
+    expect(Array.from(await out.read())).toEqual(Array.from({ length: 64 }, (_, t) => lcg(t, 3)));
+    out.free();
+  });
+
+  it('launches in flight with the default deadline, and one with a shorter one, each settle on their own', async () => {
+    const out = gpu.alloc('u32', 64);
+    const quick = Array.from({ length: 20 }, () => gpu.launch(mod.kernels.busy!, { grid: 1, block: 64 }, [out, 5] as never));
+    const short = gpu.launch(mod.kernels.busy!, { grid: 1, block: 64, timeoutMs: 60_000 }, [out, 7] as never);
+    const settled = await Promise.allSettled([...quick, short]);
+    expect(settled.every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(Array.from(await out.read())).toEqual(Array.from({ length: 64 }, (_, t) => lcg(t, 7)));
+    out.free();
   });
 });
 

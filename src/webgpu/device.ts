@@ -26,6 +26,7 @@ import { type DispatchResult, LaunchValidationError, WebGpuRuntime } from './run
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
 import { trapMessage } from './trapRecord.js';
 import { probeSubgroupWarps, subgroupSizeRulesOut, type SubgroupWarps } from './subgroupProbe.js';
+import { Deadlines } from './deadlines.js';
 import { TrapReadbacks } from './trapReadbacks.js';
 import { shippedModule } from '../shippedModule.js';
 import { compileLaunchProof, type LaunchProof, type LaunchProofMeta } from '../launchProof.js';
@@ -127,6 +128,8 @@ export class WebGpuDevice implements GpuDevice {
   private lostReason: string | undefined;
   /** simt's own module (shippedModule()), when it could be loaded: the generic kernels of the built-in specializations. */
   private readonly shipped: KernelModule | undefined;
+  /** The deadlines of the launches in flight, on one timer. */
+  private readonly deadlines = new Deadlines();
   /** Loaded kernel modules by id. */
   private readonly modules = new Map<string, KernelModuleMeta>();
   /** The trap record generated kernels write (zero between launches: each launch's command buffer clears it). */
@@ -458,7 +461,7 @@ export class WebGpuDevice implements GpuDevice {
     const { result, t0, words } = s;
     words?.catch(() => undefined); // a timeout leaves it behind: never an unhandled rejection
     try {
-      await waitFor(words ? Promise.all([words, result.validated]).then(() => undefined) : result.finished(), l.kernel.name, t0 + l.timeoutMs, l.signal);
+      await this.waitFor(words ? Promise.all([words, result.validated]).then(() => undefined) : result.finished(), l, t0);
     } catch (e) {
       if (e instanceof LaunchValidationError) throw new LaunchConfigError(`kernel ${l.kernel.name}: ${e.message}`);
       throw e;
@@ -472,6 +475,31 @@ export class WebGpuDevice implements GpuDevice {
     if (result.gpuTimeNs) stats.gpuTimeMs = (await result.gpuTimeNs) / 1e6;
     if (l.generated?.proven !== undefined) stats.proven = l.generated.proven;
     return stats;
+  }
+
+  /**
+   * Waits for `done`; rejects at the launch's deadline (KernelTimeoutError) or when its signal
+   * aborts (LaunchAbortedError). WebGPU cannot stop a dispatch: the promise settles, the GPU runs on.
+   */
+  private waitFor(done: Promise<void>, l: Omit<PreparedLaunch, 'wgsl'>, t0: number): Promise<void> {
+    const kernel = l.kernel.name, signal = l.signal;
+    return new Promise<void>((resolve, reject) => {
+      let onAbort: (() => void) | undefined;
+      const settle = (): void => {
+        this.deadlines.remove(deadline);
+        if (onAbort) signal!.removeEventListener('abort', onAbort);
+      };
+      const deadline = this.deadlines.add(t0 + l.timeoutMs, () => {
+        settle();
+        reject(new KernelTimeoutError(kernel, l.timeoutMs, false,
+          'WebGPU cannot stop a dispatch: the GPU may still be running it, and the device\'s later work waits behind it'));
+      });
+      if (signal) {
+        onAbort = () => { settle(); reject(new LaunchAbortedError(kernel, signal.reason)); };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      done.then(() => { settle(); resolve(); }, (e: unknown) => { settle(); reject(e); });
+    });
   }
 
   private checkAlive(): void {
@@ -534,24 +562,6 @@ function scalarWords(p: Param, v: number | bigint): number[] {
   }
 }
 
-async function waitFor(done: Promise<void>, kernel: string, deadline: number, signal: AbortSignal | undefined): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stops = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new KernelTimeoutError(kernel, Math.round(deadline - performance.now()))),
-      Math.max(0, deadline - performance.now()));
-    if (signal) {
-      onAbort = () => reject(new LaunchAbortedError(kernel, signal.reason));
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-  });
-  try {
-    await Promise.race([done, stops]);
-  } finally {
-    clearTimeout(timer);
-    if (signal && onAbort) signal.removeEventListener('abort', onAbort);
-  }
-}
 
 
 /**
