@@ -53,6 +53,17 @@ async function same(mod: () => KernelModule, kernel: string, grid: Dim, block: D
   return r;
 }
 
+/** A kernel file compiled once for a describe block and loaded on both devices: the module, once the block's tests run. */
+function loadedOnBoth(file: string): () => KernelModule {
+  let mod: KernelModule | undefined;
+  beforeAll(async () => {
+    mod = await compileKernelFiles([file]);
+    await wasm.load(mod);
+    await gpu.load(mod);
+  });
+  return () => mod!;
+}
+
 const ints = (n: number, seed: number, lo = -50, hi = 50): Int32Array => { const r = rng(seed); return Int32Array.from({ length: n }, () => lo + Math.floor(r() * (hi - lo + 1))); };
 
 /**
@@ -446,19 +457,14 @@ describe('traps on webgpu: the KernelError wasm throws', () => {
 });
 
 describe('unreachable() (CUDA\'s assert, __trap) on webgpu, against wasm', () => {
-  let asserts: KernelModule;
-  beforeAll(async () => {
-    asserts = await compileKernelFiles(['test/kernels/asserts.ts']);
-    await wasm.load(asserts);
-    await gpu.load(asserts);
-  });
+  const mod = loadedOnBoth('test/kernels/asserts.ts');
   const kernels = ['assertNonNegative', 'assertBeforeBarrier'];
 
   it('has a WGSL form; launches that never reach it equal wasm', async () => {
-    for (const k of kernels) expect(asserts.meta.wgsl![k]!.diagnostics, k).toBeUndefined();
+    for (const k of kernels) expect(mod().meta.wgsl![k]!.diagnostics, k).toBeUndefined();
     for (const k of kernels) {
       for (const n of [1, 100, 256]) {
-        await same(() => asserts, k, Math.ceil(n / 64), 64, [{ dtype: 'i32', data: ints(n, n, 0, 99) }, { dtype: 'i32', data: new Int32Array(n) }, n]);
+        await same(mod, k, Math.ceil(n / 64), 64, [{ dtype: 'i32', data: ints(n, n, 0, 99) }, { dtype: 'i32', data: new Int32Array(n) }, n]);
       }
     }
   });
@@ -470,16 +476,16 @@ describe('unreachable() (CUDA\'s assert, __trap) on webgpu, against wasm', () =>
       const errors: unknown[] = [];
       for (const dev of [wasm, gpu]) {
         const a = await dev.upload('i32', data), o = dev.alloc('i32', 200);
-        errors.push(await dev.launch(asserts.kernels[k]!, { grid: 4, block: 64 }, [a, o, 200] as never).then(() => undefined, (e: unknown) => e));
+        errors.push(await dev.launch(mod().kernels[k]!, { grid: 4, block: 64 }, [a, o, 200] as never).then(() => undefined, (e: unknown) => e));
         a.free(); o.free();
       }
       for (const e of errors) expect(e, k).toBeInstanceOf(KernelError);
       expect((errors[0] as Error).message).toMatch(new RegExp(`^kernel ${k} trapped in block \\(2, 0, 0\\): .*unreachable`));
       expect((errors[1] as Error).message).toMatch(new RegExp(`^kernel ${k} trapped in block \\(2, 0, 0\\): unreachable executed in thread \\(5, 0, 0\\) at test/kernels/asserts\\.ts:\\d+:\\d+$`));
-      expect(asserts.meta.wgsl![k]!.trapFreeWhenProven, k).toBeUndefined();
+      expect(mod().meta.wgsl![k]!.trapFreeWhenProven, k).toBeUndefined();
     }
     // The device runs clean after it.
-    await same(() => asserts, 'assertNonNegative', 1, 64, [{ dtype: 'i32', data: ints(64, 3, 0, 9) }, { dtype: 'i32', data: new Int32Array(64) }, 64]);
+    await same(mod, 'assertNonNegative', 1, 64, [{ dtype: 'i32', data: ints(64, 3, 0, 9) }, { dtype: 'i32', data: new Int32Array(64) }, 64]);
   });
 
   it("simt's own findClus (kernels/pixel/clustering.ts, whose neighbour count is asserted) now has a WGSL form", async () => {
@@ -621,13 +627,7 @@ describe('crossCheck on a compiled module', () => {
 });
 
 describe('__local__ arrays (test/kernels/local.ts) on webgpu, against wasm', () => {
-  let local: KernelModule;
-  beforeAll(async () => {
-    local = await compileKernelFiles(['test/kernels/local.ts']);
-    await wasm.load(local);
-    await gpu.load(local);
-  });
-  const loc = () => local;
+  const loc = loadedOnBoth('test/kernels/local.ts');
   it.each([[1, 1], [3, 32], [2, 100]])('sortEight: grid %i × block %i, each thread\'s 8 values sorted in a private array', async (grid, block) => {
     const n = grid * block * 8;
     const x = ints(n, grid + block, -1000, 1000);
@@ -642,13 +642,13 @@ describe('__local__ arrays (test/kernels/local.ts) on webgpu, against wasm', () 
   it('an index past a local array is the same KernelError on both', async () => {
     for (const dev of [wasm, gpu] as const) {
       const out = dev.alloc('i32', 32);
-      await expect(dev.launch(local.kernels.localPastEnd!, { grid: 1, block: 32 }, [out, 4] as never)).rejects.toThrow(/index 4 is out of bounds of 'a' \(length 4\)/);
+      await expect(dev.launch(loc().kernels.localPastEnd!, { grid: 1, block: 32 }, [out, 4] as never)).rejects.toThrow(/index 4 is out of bounds of 'a' \(length 4\)/);
       out.free();
     }
   });
   it('a kernel whose local array is f64 has no WGSL form, and the reason names it', () => {
-    expect(local.meta.wgsl!.bigLocal!.source).toBeUndefined();
-    expect(local.meta.wgsl!.bigLocal!.diagnostics![0]!.message).toMatch(/f64/);
+    expect(loc().meta.wgsl!.bigLocal!.source).toBeUndefined();
+    expect(loc().meta.wgsl!.bigLocal!.diagnostics![0]!.message).toMatch(/f64/);
   });
 });
 

@@ -137,19 +137,21 @@ export class Emitter extends StmtEmitter {
   }
 
   /**
-   * A loop condition holding block predicates: each counted over the block (uniform results), then
-   * the condition with them in place, which is uniform where the rest of it is; else the
-   * divergence test of any block-level condition applies.
+   * A loop condition that is a block predicate (isBlockPredicate: perhaps negated): counted over
+   * the block at each test, so its value, and the loop, are uniform.
    */
   protected predicatedCond(e: AstNode, ind: string, out: string[]): string {
-    for (const c of collectivesIn(this.fn, e)) {
-      const name = c.expression.text as string;
-      const r = this.blockCount((c.args as AstNode[])[0]!, ind, out);
-      this.replace.set(c, name === '__syncthreads_count' ? `i32(${r}.x)` : name === '__syncthreads_or' ? `i32(${r}.x > 0u)` : `i32(${r}.x == ${r}.y)`);
-    }
+    for (const c of collectivesIn(this.fn, e)) this.replace.set(c, this.blockPredicate(c, ind, out));
     const v = this.capture(() => this.expr(e, 'bool'));
     this.guard(ind, out, v.pre);
     return v.value;
+  }
+
+  /** __syncthreads_count / _or / _and at call c, counted over the block: its (uniform) value. */
+  private blockPredicate(c: AstNode, ind: string, out: string[]): string {
+    const r = this.blockCount((c.args as AstNode[])[0]!, ind, out);
+    const name = c.expression.text as string;
+    return name === '__syncthreads_count' ? `i32(${r}.x)` : name === '__syncthreads_or' ? `i32(${r}.x > 0u)` : `i32(${r}.x == ${r}.y)`;
   }
 
   /** Counts the live threads and those whose predicate holds (a vec2u, uniform): __syncthreads_count's machinery. */
@@ -178,8 +180,7 @@ export class Emitter extends StmtEmitter {
         return;
       }
       if (BLOCK_PREDICATES.has(name)) {
-        const r = this.blockCount(args[0]!, ind, out);
-        this.replace.set(c, name === '__syncthreads_count' ? `i32(${r}.x)` : name === '__syncthreads_or' ? `i32(${r}.x > 0u)` : `i32(${r}.x == ${r}.y)`);
+        this.replace.set(c, this.blockPredicate(c, ind, out));
         continue;
       }
       if (WARP_VOTES.has(name)) {

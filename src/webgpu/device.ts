@@ -562,8 +562,6 @@ function scalarWords(p: Param, v: number | bigint): number[] {
   }
 }
 
-
-
 /**
  * A device array on WebGPU: one storage buffer holding exactly the bytes of the host's typed array
  * (little-endian; 16-bit elements two per WGSL u32 word, 64-bit elements as (lo, hi) word pairs),

@@ -183,6 +183,12 @@ function hasDuplicate(buffers: readonly WebGpuBuffer[]): boolean {
   return false;
 }
 
+function sameWords(a: Uint32Array | undefined, b: Uint32Array): boolean {
+  if (!a || a.length !== b.length) return false;
+  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Binding sets kept per pipeline: enough for a pipeline's usual arrays, bounded for one that sees many. */
 const BINDINGS_PER_PIPELINE = 16;
 
@@ -641,29 +647,15 @@ export class WebGpuRuntime {
     const chunks = Math.ceil(gx / maxWg);
     const uniformBytes = roundUp(UNIFORM_HEADER_BYTES + 4 * scalars.length, 16);
     const stride = roundUp(uniformBytes, this.uniformAlignment);
-    // The uniform's words: the header and the scalars, per chunk. A relaunch with the words its
-    // bindings already hold writes nothing, and builds nothing to compare.
-    const wordsHeld = (w: Uint32Array | undefined): boolean => {
-      if (!w || w.length !== (stride * chunks) / 4) return false;
-      for (let c = 0; c < chunks; c++) {
-        const base = (c * stride) / 4;
-        if (w[base] !== gx || w[base + 1] !== gy || w[base + 2] !== gz || w[base + 3] !== c * maxWg) return false;
-        for (let i = 0; i < scalars.length; i++) if (w[base + 4 + i] !== scalars[i]) return false;
-      }
-      return true;
-    };
-    const makeWords = (): Uint32Array => {
-      const words = new Uint32Array((stride * chunks) / 4);
-      for (let c = 0; c < chunks; c++) {
-        const base = (c * stride) / 4;
-        words[base] = gx;
-        words[base + 1] = gy;
-        words[base + 2] = gz;
-        words[base + 3] = c * maxWg;
-        words.set(scalars, base + 4);
-      }
-      return words;
-    };
+    const words = new Uint32Array((stride * chunks) / 4);
+    for (let c = 0; c < chunks; c++) {
+      const base = (c * stride) / 4;
+      words[base] = gx;
+      words[base + 1] = gy;
+      words[base + 2] = gz;
+      words[base + 3] = c * maxWg;
+      words.set(scalars, base + 4);
+    }
 
     const timing = desc.timing === true && this.ctx.hasTimestampQuery;
     const timer = timing ? this.takeTimer() : undefined;
@@ -683,7 +675,7 @@ export class WebGpuRuntime {
     const cached = keep ? this.cachedBindings(entry, bound, records, chunks, uniformBytes) : undefined;
     // The uniform is written on the queue before the batch is submitted: a launch of the open
     // batch that reads other words from it goes first.
-    if (cached && !wordsHeld(cached.words) && this.batch?.uniforms.has(cached)) this.flush();
+    if (cached && !sameWords(cached.words, words) && this.batch?.uniforms.has(cached)) this.flush();
     if (this.batch && this.batch.launches >= MAX_BATCH) this.flush();
     const batch = this.openBatch();
     const enc = batch.enc;
@@ -701,8 +693,7 @@ export class WebGpuRuntime {
       snapshots.push(copy);
     }
     const bindings = cached ?? this.launchBindings(entry, bound, records, chunks, stride, uniformBytes, keep);
-    if (!wordsHeld(bindings.words)) {
-      const words = makeWords();
+    if (!sameWords(bindings.words, words)) {
       device.queue.writeBuffer(bindings.uniform, 0, words.buffer as ArrayBuffer, 0, words.byteLength);
       bindings.words = words;
     }
