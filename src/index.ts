@@ -5,7 +5,7 @@ export type { BackendName, GpuDevice, KernelArg, KernelArgs, LaunchConfig, Launc
 export type { DeviceArray } from './memory/deviceArray.js';
 export { readElement, readWith, uploadWith } from './memory/hostAccess.js';
 export { defineKernel } from './kernel.js';
-export type { Kernel, Param, ParamSpec, ScalarDType, Specialization } from './kernel.js';
+export type { Kernel, Param, ParamSpec, ScalarDType, Specialization, StoreColumns } from './kernel.js';
 export type { ArgOf, LaunchArgs, LaunchArgsParam, NamedLaunchArgs, PositionalLaunchArgs } from './launchTypes.js';
 export { LIMITS, toDim3 } from './dims.js';
 export type { Dim3, DimLike } from './dims.js';

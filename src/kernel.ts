@@ -35,6 +35,29 @@ export interface Kernel<P extends Record<string, ParamSpec> = Record<string, Par
    * measures what each one gains (bench/RESULTS.md).
    */
   readonly specializes?: Specialization;
+  /**
+   * Set on a hand-written kernel on a byte store (one `u8[]` array laid out as CMSSW's SoA views:
+   * column `loc` starts at byte loc · stride · 2) that is a generic kernel applied to the store's
+   * columns. A backend that cannot bind parts of one buffer as separate arrays (webgpu) runs the
+   * generic kernel on copies of the columns.
+   */
+  readonly storeColumns?: StoreColumns;
+}
+
+/**
+ * How a store kernel's launch is its generic kernel's: the generic kernel's array parameters
+ * named in `columns` are the store's columns, every other parameter is the store kernel's
+ * parameter of the same name.
+ */
+export interface StoreColumns<ParamName extends string = string> {
+  /** The generic kernel's name in the shipped module (`shippedModule().kernels[generic]`). */
+  readonly generic: string;
+  /** The `u8[]` parameter holding the store. */
+  readonly store: ParamName;
+  /** The `u32` parameter: column `loc` starts at byte loc · stride · 2 and holds `stride` elements. */
+  readonly stride: ParamName;
+  /** The generic kernel's array parameters that are columns of the store, by the column's `loc`. */
+  readonly columns: Readonly<Record<string, number>>;
 }
 
 /**
@@ -92,7 +115,7 @@ const SCALARS: readonly string[] = ['i32', 'u32', 'f32', 'f64', 'i64', 'u64'];
  * Declares a kernel: `defineKernel('vecMax', { A: 'f32[]', B: 'f32[]', N: 'i32' })`.
  * Parameter order is the object's key order, which is the AS function's parameter order.
  */
-export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P, options: { requires?: LaunchRequirement; module?: CompiledKernelRef; specializes?: Specialization<keyof P & string> } = {}): Kernel<P> {
+export function defineKernel<P extends Record<string, ParamSpec>>(name: string, spec: P, options: { requires?: LaunchRequirement; module?: CompiledKernelRef; specializes?: Specialization<keyof P & string>; storeColumns?: StoreColumns<keyof P & string> } = {}): Kernel<P> {
   const params: Param[] = Object.entries(spec).map(([pname, s]) => {
     if (s.endsWith('[]')) {
       const d = s.slice(0, -2);
@@ -115,9 +138,18 @@ export function defineKernel<P extends Record<string, ParamSpec>>(name: string, 
   for (const n of options.specializes?.anyNaN ?? []) {
     if (!params.some((p) => p.name === n && p.kind === 'array' && (p.dtype === 'f32' || p.dtype === 'f64'))) throw new TypeError(`kernel ${name}: anyNaN names '${n}', which is not a float array parameter`);
   }
+  const sc = options.storeColumns;
+  if (sc) {
+    if (!params.some((p) => p.name === sc.store && p.kind === 'array' && p.dtype === 'u8')) throw new TypeError(`kernel ${name}: storeColumns' store '${sc.store}' is not a u8[] parameter`);
+    if (!params.some((p) => p.name === sc.stride && p.kind === 'scalar' && p.dtype === 'u32')) throw new TypeError(`kernel ${name}: storeColumns' stride '${sc.stride}' is not a u32 parameter`);
+    for (const [col, loc] of Object.entries(sc.columns)) {
+      if (!Number.isInteger(loc) || loc < 0) throw new TypeError(`kernel ${name}: storeColumns' column '${col}' is at ${loc}, not a non-negative integer`);
+    }
+  }
   return Object.freeze({
     name, params: Object.freeze(params), spec, requires: options.requires,
     ...(options.module ? { module: options.module } : {}),
     ...(options.specializes ? { specializes: options.specializes } : {}),
+    ...(sc ? { storeColumns: sc } : {}),
   });
 }

@@ -14,15 +14,15 @@ import {
   LaunchConfigError, MemorySizeError, OutOfDeviceMemoryError, SharedMemoryLimitError, UseAfterFreeError,
   NotHostMappedError,
 } from '../errors.js';
-import type { Kernel, Param, ParamSpec } from '../kernel.js';
+import type { Kernel, Param, ParamSpec, StoreColumns } from '../kernel.js';
 import type { LaunchArgsParam } from '../launchTypes.js';
 import { argumentList, checkArrayArg, checkScalarArg, describe } from '../launchArgs.js';
-import type { GpuDevice, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from '../deviceApi.js';
+import type { GpuDevice, KernelArg, KernelArgs, LaunchConfig, LaunchStats, MemoryInfo } from '../deviceApi.js';
 import type { DeviceArray } from '../memory/deviceArray.js';
 import { DeviceArrayBase } from '../memory/deviceArrayBase.js';
 import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpuContext } from './gpu.js';
 import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
-import { type DispatchResult, LaunchValidationError, WebGpuRuntime } from './runtime.js';
+import { type BufferCopy, type DispatchResult, LaunchValidationError, WebGpuRuntime } from './runtime.js';
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
 import { trapMessage } from './trapRecord.js';
 import { probeSubgroupWarps, subgroupSizeRulesOut, type SubgroupWarps } from './subgroupProbe.js';
@@ -91,7 +91,12 @@ interface PreparedLaunch {
   timeoutMs: number; buffers: WebGpuBuffer[]; scalars: Uint32Array; signal: AbortSignal | undefined;
   /** A kernel of a compiled module: its generated WGSL and where its traps point. */
   generated?: { wgsl: ModuleWgslKernel; meta: KernelModuleMeta; constants: Record<string, number>; proven?: boolean };
+  /** A store kernel run as its generic kernel: its columns copied in before the pass, the written ones back after. */
+  copiesBefore?: BufferCopy[]; copiesAfter?: BufferCopy[];
 }
+
+/** A store column the generic kernel of a store kernel binds (as `binding`), and its copies. */
+interface ColumnBinding { binding: number; copyIn: BufferCopy; copyBack: BufferCopy }
 
 export class WebGpuDevice implements GpuDevice {
   readonly id = nextWebGpuDeviceId++;
@@ -140,6 +145,8 @@ export class WebGpuDevice implements GpuDevice {
   private readonly launchProofs = new WeakMap<LaunchProofMeta, LaunchProof>();
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The arrays a store kernel's columns are copied into, by `generic.param` (reused across launches). */
+  private readonly columnArrays = new Map<string, WebGpuDeviceArray<DType>>();
 
   constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean, shipped?: KernelModule,
               warps: SubgroupWarps = { ok: false, reason: 'not checked' }) {
@@ -304,6 +311,12 @@ export class WebGpuDevice implements GpuDevice {
     // the same parameters and results, from the WGSL the compiler generated for simt's module.
     const generic = !kernel.module && info === undefined ? kernel.specializes?.generic : undefined;
     if (generic !== undefined && this.shipped?.kernels[generic]) kernel = this.shipped.kernels[generic]!;
+    // A store kernel without a twin runs as its generic kernel on copies of the store's columns.
+    const storeColumns = !kernel.module && info === undefined && generic === undefined ? kernel.storeColumns : undefined;
+    let columns: ColumnBinding[] | undefined;
+    if (storeColumns && this.shipped?.kernels[storeColumns.generic]) {
+      ({ kernel, args, columns } = this.onColumns(kernel, storeColumns, args));
+    }
     let generated: PreparedLaunch['generated'];
     if (kernel.module) {
       generated = this.generatedKernel(kernel);
@@ -363,9 +376,69 @@ export class WebGpuDevice implements GpuDevice {
         generated.proven = proof.holds({ grid, block, sharedBytes, params: values });
         generated.constants = { ...generated.constants, sx_proven: generated.proven ? 1 : 0 };
       }
-      return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars: Uint32Array.from([...scalars, ...lengths]), signal: config.signal, generated };
+      const copies = columns ? this.columnCopies(columns, generated.wgsl.source!) : {};
+      return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars: Uint32Array.from([...scalars, ...lengths]), signal: config.signal, generated, ...copies };
     }
     return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars, signal: config.signal };
+  }
+
+  /**
+   * A store kernel's launch as its generic kernel's: the arguments checked against the store
+   * kernel's declaration, then the generic kernel's, each column parameter an array of the
+   * column's `stride` elements that the column is copied into (made once, kept for later launches).
+   */
+  private onColumns(declared: Kernel, sc: StoreColumns, args: KernelArgs): { kernel: Kernel; args: KernelArg[]; columns: ColumnBinding[] } {
+    this.marshal(declared, args); // every argument as the store kernel declares it
+    const given = argumentList(declared, args);
+    const byName = new Map(declared.params.map((p, k) => [p.name, given[k]]));
+    const store = byName.get(sc.store) as WebGpuDeviceArray<'u8'>;
+    const stride = byName.get(sc.stride) as number;
+    const kernel = this.shipped!.kernels[sc.generic]!;
+    const out: KernelArg[] = [];
+    const columns: ColumnBinding[] = [];
+    let binding = 0;
+    for (const p of kernel.params) {
+      const loc = sc.columns[p.name];
+      if (loc === undefined || p.kind !== 'array') {
+        out.push(byName.get(p.name) as KernelArg);
+      } else {
+        const at = loc * stride * 2, size = stride * DTYPES[p.dtype].bytes;
+        if (at % 4 !== 0 || size % 4 !== 0) {
+          throw new KernelArgumentError(declared.name, sc.stride, `column '${p.name}' (${size} bytes at byte ${at}) is not whole 4-byte words, which WebGPU copies a store's columns in (stride ${stride})`);
+        }
+        if (at + size > store.length) {
+          throw new KernelArgumentError(declared.name, sc.store, `has ${store.length} bytes; column '${p.name}' (location ${loc}, ${stride} ${p.dtype} at stride ${stride}) ends at byte ${at + size}`);
+        }
+        const col = this.columnArray(`${sc.generic}.${p.name}`, p.dtype, stride);
+        out.push(col);
+        columns.push({
+          binding,
+          copyIn: { src: store.buffer, srcOffset: at, dst: col.buffer, dstOffset: 0, size },
+          copyBack: { src: col.buffer, srcOffset: 0, dst: store.buffer, dstOffset: at, size },
+        });
+      }
+      if (p.kind === 'array') binding++;
+    }
+    return { kernel, args: out, columns };
+  }
+
+  /** The array `key`'s column is copied into: `length` elements of `dtype`, replaced when either changes. */
+  private columnArray(key: string, dtype: DType, length: number): WebGpuDeviceArray<DType> {
+    const had = this.columnArrays.get(key);
+    if (had && !had.freed && had.dtype === dtype && had.length === length) return had;
+    if (had && !had.freed) had.free();
+    const made = this.alloc(dtype, length) as WebGpuDeviceArray<DType>;
+    this.columnArrays.set(key, made);
+    return made;
+  }
+
+  /** Every column copied in; the ones the generic kernel may write (not `var<storage, read>`) copied back. */
+  private columnCopies(columns: readonly ColumnBinding[], wgsl: string): { copiesBefore: BufferCopy[]; copiesAfter: BufferCopy[] } {
+    const readOnly = this.runtime.readOnlyBindingsOf(wgsl);
+    return {
+      copiesBefore: columns.map((c) => c.copyIn),
+      copiesAfter: columns.filter((c) => !readOnly.has(c.binding)).map((c) => c.copyBack),
+    };
   }
 
   /** The generated WGSL of a module's kernel, or a LaunchConfigError saying why there is none. */
@@ -445,6 +518,7 @@ export class WebGpuDevice implements GpuDevice {
         ...(l.generated ? { constants: l.generated.constants } : {}),
         ...(slot ? { errorReadback: slot.buffer, errorReadbackOffset: slot.offset } : trapFree ? { unreadTrapRecord: true } : {}),
         ...(l.generated?.wgsl.guardEntryPoint ? { guardEntryPoint: l.generated.wgsl.guardEntryPoint } : {}),
+        ...(l.copiesBefore ? { copiesBefore: l.copiesBefore, copiesAfter: l.copiesAfter } : {}),
       });
     } catch (e) {
       if (slot) this.trapReadbacks.release(slot);

@@ -101,7 +101,12 @@ export const WGSL_KERNELS = {
   // STS digi sorting (seed 004): no twins; each built-in STS kernel is a declared specialization
   // whose generic kernel (kernels/sts/) runs as its generated WGSL here.
   // The CMS pixel kernels on the SiPixelDigisCUDASOAView store: one u8 allocation, bound in WGSL
-  // as array<atomic<u32>> and addressed by column word offset (see pixelCountModules.wgsl).
+  // as array<atomic<u32>> and addressed by column word offset (see pixelCountModules.wgsl). Each
+  // is declared (src/kernels/pixel.ts, `storeColumns`) as its generic kernel on the store's columns,
+  // which webgpu can run only on copies of them; on an H200 that took 2.5-2.8x the twin's GPU time
+  // for countModules, 1.5-1.8x for findClus and 1.8-2.0x for the charge cut, copies included
+  // (scripts/webgpu-pixel-twins.mjs, bench/RESULTS.md), so the twins stay, cross-checked against
+  // the generic form in test/webgpu-pixel.test.ts.
   pixelCountModules: {
     name: 'pixelCountModules',
     entryPoint: 'pixelCountModules',

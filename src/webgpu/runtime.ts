@@ -98,7 +98,16 @@ export interface DispatchDescriptor {
    * Skipped when one buffer is bound twice (an alias the guard cannot see through).
    */
   guardEntryPoint?: string;
+  /**
+   * Copies encoded just before the launch's pass (into its bindings) and just after it (out of
+   * them): a store kernel's columns, which WebGPU cannot bind as separate arrays of one buffer.
+   */
+  copiesBefore?: readonly BufferCopy[];
+  copiesAfter?: readonly BufferCopy[];
 }
+
+/** A copyBufferToBuffer (offsets and size multiples of 4). */
+export interface BufferCopy { src: WebGpuBuffer; srcOffset: number; dst: WebGpuBuffer; dstOffset: number; size: number }
 
 /** What a timed launch brackets its pass with: the query set, and the buffers its times go through to the host. */
 interface LaunchTimer { querySet: GPUQuerySet; resolveBuf: WebGpuBuffer; readBuf: WebGpuBuffer }
@@ -172,6 +181,7 @@ interface Batch {
 const NO_ALIASES: readonly number[] = [];
 /** The usual launch copies no buffer and binds no dynamic offset: nothing allocated for either. */
 const NO_SNAPSHOTS: WebGpuBuffer[] = [];
+const NO_COPIES: readonly BufferCopy[] = [];
 const NO_OFFSETS: number[] = [];
 
 /** Launches per batch at most: a long burst is still submitted in steps, so the GPU starts early. */
@@ -417,7 +427,7 @@ export class WebGpuRuntime {
   }
 
   /** Bindings the WGSL declares read-only (`@binding(i) var<storage, read>`); scanned once per source. */
-  private readOnlyBindingsOf(wgsl: string): Set<number> {
+  readOnlyBindingsOf(wgsl: string): ReadonlySet<number> {
     let out = this.readOnlyBindings.get(wgsl);
     if (!out) {
       out = new Set<number>();
@@ -679,12 +689,14 @@ export class WebGpuRuntime {
     if (this.batch && this.batch.launches >= MAX_BATCH) this.flush();
     const batch = this.openBatch();
     const enc = batch.enc;
-    if (aliased.length > 0 || querySet) {
+    const copiesBefore = desc.copiesBefore ?? NO_COPIES, copiesAfter = desc.copiesAfter ?? NO_COPIES;
+    if (aliased.length > 0 || querySet || copiesBefore.length > 0 || copiesAfter.length > 0) {
       // Copies are not allowed in a pass, and timestamps bracket a pass of the launch's own.
       batch.pass?.end();
       batch.pass = undefined;
       batch.pipeline = undefined;
     }
+    for (const c of copiesBefore) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.size);
     for (const i of aliased) {
       const b = bound[i]!;
       const copy = device.createBuffer({ size: b.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, label: 'simt-alias-copy' });
@@ -725,7 +737,12 @@ export class WebGpuRuntime {
       pass.end();
       enc.resolveQuerySet(querySet, 0, 2, resolveBuf, 0);
       enc.copyBufferToBuffer(resolveBuf, 0, readBuf, 0, 16);
+    } else if (copiesAfter.length > 0) {
+      pass.end();
+      batch.pass = undefined;
+      batch.pipeline = undefined;
     }
+    for (const c of copiesAfter) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.size);
     if (snapshots.length > 0) {
       // Deferred by WebGPU until the submitted work no longer needs them.
       batch.afterSubmit.push(() => { bindings.uniform.destroy(); for (const c of snapshots) c.destroy(); });
