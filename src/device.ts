@@ -23,7 +23,7 @@ import type { DeviceArray } from './memory/deviceArray.js';
 import { DeviceArrayBase } from './memory/deviceArrayBase.js';
 import type { MemoryObserver } from './memory/observer.js';
 import { loadKernelsModule } from './module.js';
-import { defaultWorkerCount, sharedMemoryProblem } from './platform.js';
+import { coreCount, defaultWorkerCount, sharedMemoryProblem } from './platform.js';
 import { checkDeviceOptions } from './deviceOptions.js';
 import { WorkerPool } from './pool/pool.js';
 import { ArgTag } from './pool/protocol.js';
@@ -58,7 +58,12 @@ export interface DeviceOptions {
   launchTimeoutMs?: number;
   /** How long workers spin on the launch word before sleeping, in µs (default 200). */
   spinMicros?: number;
-  /** How long the host spins waiting for a launch before it blocks, µs (default 50). */
+  /**
+   * How long the host spins waiting for a launch before it blocks, µs. Default 50 where the
+   * workers leave a core free, 0 where there are as many workers as cores: a spinning host then
+   * keeps a worker off its core (16 workers on 16 cores, 16 blocks of 47 µs: 141–354 µs a launch
+   * spinning, 119–154 µs not; bench/RESULTS.md).
+   */
   hostSpinMicros?: number;
   /** How long the host blocks its thread waiting for a launch before awaiting asynchronously, ms (default 2; 0 never blocks). */
   syncWaitMs?: number;
@@ -155,6 +160,7 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   const needed = (hostInstance.exports.__scratchBytes as (limit: number) => number)(Math.ceil(sharedLimit / HEAP_ALIGN) * HEAP_ALIGN);
   if (needed > scratchStride) throw new Error(`internal: a worker's scratch needs ${needed} bytes, the layout gives ${scratchStride}`);
   const spinMicros = options.spinMicros ?? 200;
+  const hostSpinMicros = options.hostSpinMicros ?? (workers >= await coreCount() ? 0 : 50);
   const seed = options.seed === undefined ? randomSeed() : normalizeSeed(options.seed);
   const builtin: LoadedModule = { id: BUILTIN_MODULE, kernelNames: kernels.kernelNames, exports: hostInstance.exports, pool: { module: kernels.module, kernelNames: kernels.kernelNames } };
   const loaded = [builtin];
@@ -164,11 +170,11 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   const pool = await WorkerPool.start({
     modules: loaded.map((l) => l.pool), memory, workers, scratchBase, scratchStride, sharedLimit,
     spinMicros, syncWaitMs: options.syncWaitMs ?? 2,
-    hostSpinMicros: options.hostSpinMicros ?? 50,
+    hostSpinMicros,
   });
   try {
     return new Device({
-      backend, workers, memory, pool, heapBase, sharedLimit, modules: loaded,
+      backend, workers, memory, pool, heapBase, sharedLimit, modules: loaded, hostSpinMicros,
       seed, launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS, fallbackReason,
     });
   } catch (e) {
@@ -204,7 +210,7 @@ async function prepareModule(m: KernelModule, memory: WebAssembly.Memory): Promi
 interface DeviceParts {
   backend: Backend; workers: number; memory: WasmMemory; pool: WorkerPool; heapBase: number;
   sharedLimit: number; modules: LoadedModule[]; seed: number; launchTimeoutMs: number;
-  fallbackReason: string | undefined;
+  fallbackReason: string | undefined; hostSpinMicros: number;
 }
 
 export class Device implements GpuDevice {
@@ -212,6 +218,8 @@ export class Device implements GpuDevice {
   readonly id = nextDeviceId++;
   readonly backend: Backend;
   readonly workers: number;
+  /** How long the host spins for a launch to end before it blocks, µs (DeviceOptions.hostSpinMicros). */
+  readonly hostSpinMicros: number;
   readonly memoryBytes: number;
   readonly sharedMemoryLimit: number;
   /** The device seed (launch seeds derive from it in launch order). */
@@ -244,6 +252,7 @@ export class Device implements GpuDevice {
   constructor(p: DeviceParts) {
     this.backend = p.backend;
     this.workers = p.workers;
+    this.hostSpinMicros = p.hostSpinMicros;
     this.memory = p.memory;
     this.memoryBytes = p.memory.buffer.byteLength;
     this.sharedMemoryLimit = p.sharedLimit;

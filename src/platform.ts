@@ -197,6 +197,11 @@ export function setDefaultWorkerCount(n: number | undefined): void {
 
 export async function defaultWorkerCount(): Promise<number> {
   if (workerCountOverride !== undefined) return workerCountOverride;
+  return coreCount();
+}
+
+/** The cores this process may run on (its CPU affinity in Node; the browser's hardwareConcurrency). */
+export async function coreCount(): Promise<number> {
   if (isNode) {
     const os = await import('node:os');
     return Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
