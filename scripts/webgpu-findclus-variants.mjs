@@ -1,7 +1,7 @@
 // The generated findClus on webgpu as generated and with hand edits to its WGSL, loaded in place
 // of simt's own (the GPU time of the pass on the pixel store's columns): VARIANT=nochecks folds
-// every bounds check away, VARIANT=oneload reads clusterId[i] once per neighbour, both combine
-// (nochecks-oneload). Where the generic kernel's gap to the WGSL twin is, bench/RESULTS.md.
+// every bounds check away, VARIANT=oneload reads clusterId[i] once per neighbour, VARIANT=orflag
+// makes __syncthreads_or a flag store; combine them with '-' (nochecks-oneload). Where the generic kernel's gap to the WGSL twin is, bench/RESULTS.md.
 // Usage, after `npm run build`: VARIANT=generated node scripts/webgpu-findclus-variants.mjs
 const { createDevice } = await import('../dist/src/device.js');
 const { defineKernel } = await import('../dist/src/kernel.js');
@@ -16,6 +16,13 @@ const mod = await shippedModule();
 let src = mod.meta.wgsl.findClus.source;
 if (variant.includes('nochecks')) {
   src = src.replace(/let bad = (.*);/g, 'let bad = false && ($1);').replace(/if \(i >= n\) \{ sx_trapIf/g, 'if (false && i >= n) { sx_trapIf');
+}
+if (variant.includes('orflag')) {
+  // __syncthreads_or(more): a flag stored by the threads whose predicate holds, instead of every
+  // thread's atomicAdd on the true and live counts (the module loop keeps its counts: it checks them).
+  const re = /if \(u_more\) \{ atomicAdd\(&sx_bc_true, 1u\); \}\s*atomicAdd\(&sx_bc_live, 1u\);/;
+  if (!re.test(src)) throw new Error('orflag: pattern not found');
+  src = src.replace(re, 'if (u_more) { atomicStore(&sx_bc_true, 1u); }');
 }
 if (variant.includes('oneload')) {
   const re = /let (u_old__\d+) = sx_atomicMin_a_clusterId\((.*?), (atomicLoad\(&a_clusterId\[sx_ix_a_clusterId\((u32\(u_i__\d+\)), 1u, \d+u\)\]\))\);(\s*)if \(\(\1 != atomicLoad\(&a_clusterId\[sx_ix_a_clusterId\(\4, 1u, \d+u\)\]\)\)\)/;
