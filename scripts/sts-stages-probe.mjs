@@ -13,11 +13,11 @@ const cw = new Uint32Array(n), tw = new Uint32Array(n);
 for (let i = 0; i < n; i++) { cw[i] = words[2 * i]; tw[i] = words[2 * i + 1]; }
 const chan = await dev.upload('u32', cw), time = await dev.upload('u32', tw);
 const rows = [];
-for (let r = 0; r < 60; r++) {
+for (let r = 0; r < (n > 4e6 ? 14 : 60); r++) {
   const t0 = performance.now();
   const res = await stsSort(dev, { channel: chan, time }, { nChannels: ch, output: 'mapped', ...(process.env.CHUNKS ? { chunks: Number(process.env.CHUNKS) } : {}), ...(process.env.FUSE ? { fuseOffsets: process.env.FUSE === '1' } : {}) });
   const t = performance.now() - t0;
-  if (r >= 10) rows.push([t, res.launches.map((l) => [l.kernel, l.elapsedMs, l.grid.x, l.block.x])]);
+  if (r >= (n > 4e6 ? 4 : 10)) rows.push([t, res.launches.map((l) => [l.kernel, l.elapsedMs, l.grid.x, l.block.x])]);
   res.free();
 }
 const names = rows[0][1].map(([k, , g, b]) => `${k}<${g},${b}>`);
