@@ -59,10 +59,12 @@ export interface DeviceOptions {
   /** How long workers spin on the launch word before sleeping, in µs (default 200). */
   spinMicros?: number;
   /**
-   * How long the host spins waiting for a launch before it blocks, µs. Default 50 where the
-   * workers leave a core free, 0 where there are as many workers as cores: a spinning host then
-   * keeps a worker off its core (16 workers on 16 cores, 16 blocks of 47 µs: 141–354 µs a launch
-   * spinning, 119–154 µs not; bench/RESULTS.md).
+   * How long the host spins waiting for a launch before it blocks, µs (default 50). Without
+   * this option, where there are as many workers as cores, the host spins only for a launch whose
+   * kernel and block count last ended within that time: a spinning host keeps a worker off its
+   * core for the whole of a longer launch (16 workers on 16 cores, 16 blocks of 47 µs: 141–354 µs
+   * a launch spinning, 119–154 µs not), and blocking costs a short one its wake-up (2 workers on
+   * 2 cores, 16 blocks of 64 threads: 19 µs spinning, 31 µs not; bench/RESULTS.md).
    */
   hostSpinMicros?: number;
   /** How long the host blocks its thread waiting for a launch before awaiting asynchronously, ms (default 2; 0 never blocks). */
@@ -77,6 +79,8 @@ export type { LaunchConfig, KernelArgs, LaunchStats };
 
 export const DEFAULT_MEMORY_BYTES = 1 << 30;
 export const DEFAULT_SHARED_LIMIT = 48 * 1024;
+/** The host's spin on a launch before it blocks, µs (DeviceOptions.hostSpinMicros). */
+const DEFAULT_HOST_SPIN_MICROS = 50;
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 const STOP_GRACE_MS = 300;
 // Per-worker scratch beyond the shared bytes: thread order (4 KiB), warp lanes, 32 register slots of 8 KiB.
@@ -160,7 +164,8 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   const needed = (hostInstance.exports.__scratchBytes as (limit: number) => number)(Math.ceil(sharedLimit / HEAP_ALIGN) * HEAP_ALIGN);
   if (needed > scratchStride) throw new Error(`internal: a worker's scratch needs ${needed} bytes, the layout gives ${scratchStride}`);
   const spinMicros = options.spinMicros ?? 200;
-  const hostSpinMicros = options.hostSpinMicros ?? (workers >= await coreCount() ? 0 : 50);
+  const hostSpinMicros = options.hostSpinMicros ?? DEFAULT_HOST_SPIN_MICROS;
+  const hostSpinOnlyWhenShort = options.hostSpinMicros === undefined && workers >= await coreCount();
   const seed = options.seed === undefined ? randomSeed() : normalizeSeed(options.seed);
   const builtin: LoadedModule = { id: BUILTIN_MODULE, kernelNames: kernels.kernelNames, exports: hostInstance.exports, pool: { module: kernels.module, kernelNames: kernels.kernelNames } };
   const loaded = [builtin];
@@ -174,7 +179,7 @@ async function createWasmDevice(options: DeviceOptions & { backend: Backend }, f
   });
   try {
     return new Device({
-      backend, workers, memory, pool, heapBase, sharedLimit, modules: loaded, hostSpinMicros,
+      backend, workers, memory, pool, heapBase, sharedLimit, modules: loaded, hostSpinMicros, hostSpinOnlyWhenShort,
       seed, launchTimeoutMs: options.launchTimeoutMs ?? DEFAULT_TIMEOUT_MS, fallbackReason,
     });
   } catch (e) {
@@ -210,7 +215,7 @@ async function prepareModule(m: KernelModule, memory: WebAssembly.Memory): Promi
 interface DeviceParts {
   backend: Backend; workers: number; memory: WasmMemory; pool: WorkerPool; heapBase: number;
   sharedLimit: number; modules: LoadedModule[]; seed: number; launchTimeoutMs: number;
-  fallbackReason: string | undefined; hostSpinMicros: number;
+  fallbackReason: string | undefined; hostSpinMicros: number; hostSpinOnlyWhenShort: boolean;
 }
 
 export class Device implements GpuDevice {
@@ -220,6 +225,13 @@ export class Device implements GpuDevice {
   readonly workers: number;
   /** How long the host spins for a launch to end before it blocks, µs (DeviceOptions.hostSpinMicros). */
   readonly hostSpinMicros: number;
+  /**
+   * The host spins only for launches whose kernel and block count last ended within
+   * hostSpinMicros (the default where there are as many workers as cores), else for every launch.
+   */
+  readonly hostSpinOnlyWhenShort: boolean;
+  /** µs the last launch of each kernel and block count took (hostSpinOnlyWhenShort). */
+  private readonly lastLaunchMicros = new Map<string, number>();
   readonly memoryBytes: number;
   readonly sharedMemoryLimit: number;
   /** The device seed (launch seeds derive from it in launch order). */
@@ -253,6 +265,7 @@ export class Device implements GpuDevice {
     this.backend = p.backend;
     this.workers = p.workers;
     this.hostSpinMicros = p.hostSpinMicros;
+    this.hostSpinOnlyWhenShort = p.hostSpinOnlyWhenShort;
     this.memory = p.memory;
     this.memoryBytes = p.memory.buffer.byteLength;
     this.sharedMemoryLimit = p.sharedLimit;
@@ -449,6 +462,18 @@ export class Device implements GpuDevice {
     });
   }
 
+  /** The host's spin for a launch of `shape` (kernel index / block count): see hostSpinOnlyWhenShort. */
+  private hostSpinFor(shape: string): number {
+    if (!this.hostSpinOnlyWhenShort) return this.hostSpinMicros;
+    const last = this.lastLaunchMicros.get(shape);
+    return last === undefined || last <= this.hostSpinMicros ? this.hostSpinMicros : 0;
+  }
+
+  private noteLaunchMicros(shape: string, micros: number): void {
+    if (this.lastLaunchMicros.size >= 4096 && !this.lastLaunchMicros.has(shape)) this.lastLaunchMicros.clear();
+    this.lastLaunchMicros.set(shape, micros);
+  }
+
   private async execute(l: PreparedLaunch): Promise<LaunchStats> {
     this.checkAlive();
     // Aborted before it started (while queued, or already on issue): nothing runs.
@@ -488,8 +513,10 @@ export class Device implements GpuDevice {
         i32[CTL.SCREEN_STATE] = l.screenState;
         dv.setFloat64(CTL.TOTAL_BLOCKS_BYTE, l.blocks, true);
       });
-      const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal);
+      const shape = this.hostSpinOnlyWhenShort ? `${l.index}/${l.blocks}` : '';
+      const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal, this.hostSpinFor(shape));
       const elapsedMs = performance.now() - t0;
+      if (this.hostSpinOnlyWhenShort) this.noteLaunchMicros(shape, elapsedMs * 1000);
       if (outcome !== 'cancelled' && outcome !== 'lost') {
         // A kernel that wrote over the launch protocol makes every other outcome meaningless
         // (a launch "done" with blocks that never ran): say so, and start clean workers.

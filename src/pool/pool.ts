@@ -175,14 +175,15 @@ export class WorkerPool {
   }
 
   /**
-   * Waits for the launch to end: spins for `hostSpinMicros` (short launches end within it),
+   * Waits for the launch to end: spins for `hostSpinMicros` (short launches end within it; the
+   * device may ask for less per launch),
    * then blocks on the futex for up to `syncWaitMs` where this thread may block, then awaits
    * Atomics.waitAsync in short slices so a deadline or an AbortSignal is noticed promptly.
    */
-  async wait(deadline: number, signal?: AbortSignal): Promise<WaitOutcome> {
+  async wait(deadline: number, signal?: AbortSignal, hostSpinMicros = this.cfg.hostSpinMicros): Promise<WaitOutcome> {
     const i32 = this.i32;
     if (this.finished()) return 'done';
-    const spinUntil = now() + this.cfg.hostSpinMicros / 1000;
+    const spinUntil = now() + hostSpinMicros / 1000;
     let spins = 0;
     while (!this.finished()) {
       if ((++spins & 63) === 0 && now() > spinUntil) break;
