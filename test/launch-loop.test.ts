@@ -57,7 +57,7 @@ describe('the host\'s spin before it blocks on a launch', () => {
       const d = await createDevice({ backend: 'wasm', memoryBytes: 8 << 20, ...options });
       try {
         expect([d.hostSpinMicros, d.hostSpinOnlyWhenShort], JSON.stringify(options)).toEqual([micros, onlyWhenShort]);
-        // and launches complete with it, short (an empty kernel) and long (a spin of a few ms)
+        // and launches complete with it, short (writeIndices) and long (a spin of a few ms)
         const out = d.alloc('i32', 64 * 6);
         for (let r = 0; r < 3; r++) {
           await d.launch(kernels.writeIndices, { grid: 4, block: 16 }, [out]);
