@@ -226,12 +226,13 @@ export class Device implements GpuDevice {
   /** How long the host spins for a launch to end before it blocks, µs (DeviceOptions.hostSpinMicros). */
   readonly hostSpinMicros: number;
   /**
-   * The host spins only for launches whose kernel and block count last ended within
-   * hostSpinMicros (the default where there are as many workers as cores), else for every launch.
+   * The host spins only for launches whose kernel last ended within hostSpinMicros at the same
+   * block count (the default where there are as many workers as cores), else for every launch.
    */
   readonly hostSpinOnlyWhenShort: boolean;
-  /** µs the last launch of each kernel and block count took (hostSpinOnlyWhenShort). */
-  private readonly lastLaunchMicros = new Map<string, number>();
+  /** By kernel index: the block count of its last launch and the µs it took (hostSpinOnlyWhenShort). */
+  private readonly lastBlocks: number[] = [];
+  private readonly lastMicros: number[] = [];
   readonly memoryBytes: number;
   readonly sharedMemoryLimit: number;
   /** The device seed (launch seeds derive from it in launch order). */
@@ -462,16 +463,13 @@ export class Device implements GpuDevice {
     });
   }
 
-  /** The host's spin for a launch of `shape` (kernel index / block count): see hostSpinOnlyWhenShort. */
-  private hostSpinFor(shape: string): number {
+  /**
+   * The host's spin for a launch (hostSpinOnlyWhenShort): none where the kernel's last launch had
+   * the same block count and outlasted the spin; the spin for any other (a shape not seen last).
+   */
+  private hostSpinFor(l: PreparedLaunch): number {
     if (!this.hostSpinOnlyWhenShort) return this.hostSpinMicros;
-    const last = this.lastLaunchMicros.get(shape);
-    return last === undefined || last <= this.hostSpinMicros ? this.hostSpinMicros : 0;
-  }
-
-  private noteLaunchMicros(shape: string, micros: number): void {
-    if (this.lastLaunchMicros.size >= 4096 && !this.lastLaunchMicros.has(shape)) this.lastLaunchMicros.clear();
-    this.lastLaunchMicros.set(shape, micros);
+    return this.lastBlocks[l.index] === l.blocks && this.lastMicros[l.index]! > this.hostSpinMicros ? 0 : this.hostSpinMicros;
   }
 
   private async execute(l: PreparedLaunch): Promise<LaunchStats> {
@@ -513,10 +511,10 @@ export class Device implements GpuDevice {
         i32[CTL.SCREEN_STATE] = l.screenState;
         dv.setFloat64(CTL.TOTAL_BLOCKS_BYTE, l.blocks, true);
       });
-      const shape = this.hostSpinOnlyWhenShort ? `${l.index}/${l.blocks}` : '';
-      const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal, this.hostSpinFor(shape));
+      const outcome = await this.pool.wait(t0 + l.timeoutMs, l.signal, this.hostSpinFor(l));
       const elapsedMs = performance.now() - t0;
-      if (this.hostSpinOnlyWhenShort) this.noteLaunchMicros(shape, elapsedMs * 1000);
+      this.lastBlocks[l.index] = l.blocks;
+      this.lastMicros[l.index] = elapsedMs * 1000;
       if (outcome !== 'cancelled' && outcome !== 'lost') {
         // A kernel that wrote over the launch protocol makes every other outcome meaningless
         // (a launch "done" with blocks that never ran): say so, and start clean workers.

@@ -214,6 +214,13 @@ function checkGridDim(n: string, v: number): void {
   if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`bad grid.${n} = ${v}`);
 }
 
+/** Ends the batch's open compute pass, if any: the next launch begins a new one. */
+function endPass(batch: Batch): void {
+  batch.pass?.end();
+  batch.pass = undefined;
+  batch.pipeline = undefined;
+}
+
 function roundUp(n: number, m: number): number {
   return Math.ceil(n / m) * m;
 }
@@ -690,12 +697,8 @@ export class WebGpuRuntime {
     const batch = this.openBatch();
     const enc = batch.enc;
     const copiesBefore = desc.copiesBefore ?? NO_COPIES, copiesAfter = desc.copiesAfter ?? NO_COPIES;
-    if (aliased.length > 0 || querySet || copiesBefore.length > 0 || copiesAfter.length > 0) {
-      // Copies are not allowed in a pass, and timestamps bracket a pass of the launch's own.
-      batch.pass?.end();
-      batch.pass = undefined;
-      batch.pipeline = undefined;
-    }
+    // Copies are not allowed in a pass, and timestamps bracket a pass of the launch's own.
+    if (aliased.length > 0 || querySet || copiesBefore.length > 0) endPass(batch);
     for (const c of copiesBefore) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.size);
     for (const i of aliased) {
       const b = bound[i]!;
@@ -737,11 +740,7 @@ export class WebGpuRuntime {
       pass.end();
       enc.resolveQuerySet(querySet, 0, 2, resolveBuf, 0);
       enc.copyBufferToBuffer(resolveBuf, 0, readBuf, 0, 16);
-    } else if (copiesAfter.length > 0) {
-      pass.end();
-      batch.pass = undefined;
-      batch.pipeline = undefined;
-    }
+    } else if (copiesAfter.length > 0) endPass(batch);
     for (const c of copiesAfter) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.size);
     if (snapshots.length > 0) {
       // Deferred by WebGPU until the submitted work no longer needs them.
