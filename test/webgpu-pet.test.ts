@@ -3,7 +3,7 @@
  * cross-checked against the wasm backend on random and edge inputs (0, 1, non-powers of two,
  * more than one level of the device scan). No WebGPU adapter is a failure, not a skip.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withWasmAndWebGpu } from './helpers.js';
 import { createDevice, type Device } from '../src/device.js';
 import type { WebGpuDevice } from '../src/webgpu/device.js';
@@ -359,5 +359,46 @@ describe('crosscheck job pet', () => {
     const lines: string[] = [];
     const code = await main(['crosscheck', 'pet', '--size', '5000', '--seed', '9'], { out: (l) => lines.push(l), err: (l) => lines.push(l), tty: false });
     expect(code, lines.join('\n')).toBe(0);
+  }, 120_000);
+});
+
+// The twins' alternative: every PET kernel as its generic kernel's generated WGSL (f64 in
+// software, src/compiler/wgslWide.ts), on a device created with `twins: false`. The same job
+// outputs as wasm, exactly: this is what keeps the twins declared and cross-checked.
+describe('crosscheck job pet on the generated kernels (webgpu twins: false)', () => {
+  let generated: WebGpuDevice;
+  beforeAll(async () => { generated = await createDevice({ backend: 'webgpu', webgpu: { twins: false } }); });
+  afterAll(async () => { await generated?.destroy(); });
+
+  it('the device runs the generic kernels, not the twins', () => {
+    expect([gpu.twins, generated.twins]).toEqual([true, false]);
+  });
+
+  it('edge sizes and random sizes and seeds', async () => {
+    const job = getJob('pet');
+    const cases: [number, number][] = job.edgeSizes.map((n) => [n, 21 + n]);
+    let s = 777;
+    for (let k = 0; k < 3; k++) { s = (s * 1103515245 + 12345) >>> 0; cases.push([1 + (s % 20_000), s]); }
+    for (const [n, seed] of cases) {
+      const r = await crossCheck(job, job.generate(n, seed), { devices: { wasm, webgpu: generated } });
+      expect(r.equal, `size ${n} seed ${seed}: ${JSON.stringify(r.outputs.filter((o) => !o.equal))}`).toBe(true);
+    }
+  }, 300_000);
+
+  it('vecSum gives wasm\'s f64 partials bit for bit (the twin sums in f32 within a bound)', async () => {
+    const { vecSum } = await import('../src/kernels/index.js');
+    let s = 99;
+    const r = () => { s = (s * 1103515245 + 12345) >>> 0; return s / 2 ** 32; };
+    for (const [N, grid, block] of [[1, 1, 64], [1000, 3, 128], [200_003, 64, 256]] as const) {
+      const A = Float32Array.from({ length: N }, () => (r() - 0.5) * 2 ** (Math.floor(r() * 30) - 10));
+      const out: Float64Array[] = [];
+      for (const dev of [wasm, generated] as const) {
+        const a = await dev.upload('f32', A), b = dev.alloc('f64', grid);
+        await dev.launch(vecSum, { grid, block, sharedBytes: 8 * block }, [a, b, N] as never);
+        out.push(await b.read() as Float64Array);
+        a.free(); b.free();
+      }
+      expect(new BigUint64Array(out[1]!.buffer), `N ${N}`).toEqual(new BigUint64Array(out[0]!.buffer));
+    }
   }, 120_000);
 });

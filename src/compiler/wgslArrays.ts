@@ -2,7 +2,7 @@
 // array, as helper functions (docs/webgpu.md: 8/16-bit arrays are the host's bytes in u32 words,
 // an atomic array is array<atomic<T>>, f32 atomics work on the bits).
 
-import { reprOf, wtypeOf, zero, bitsOf, isSmall } from './wgslTypes.js';
+import { reprOf, wgslType, wtypeOf, zero, bitsOf, isSmall, isWide } from './wgslTypes.js';
 import { TRAP_OUT_OF_BOUNDS, casFn } from './wgslRuntime.js';
 import type { ArrRef } from './wgslModel.js';
 import { type TicketSite, ticketIncBody, ticketStoreClear } from './wgslTicket.js';
@@ -114,7 +114,7 @@ export class ArrayHelpers {
   storeHelper(r: ArrRef, threadX = false, proven = false): string {
     const name = this.helperName('st', r, threadX, proven);
     if (!this.helpers.has(name)) {
-      const rt = reprOf(wtypeOf(r.elem));
+      const rt = wgslType(wtypeOf(r.elem));
       this.helpers.set(name, `fn ${name}(i: u32, sg: u32, site: u32, v: ${rt}) {
   let n = ${this.lengthOf(r)};
   let bad = ${this.outOfBounds(r, threadX, proven)};
@@ -167,12 +167,12 @@ export class ArrayHelpers {
 export function storageElem(r: ArrRef): string {
   if (isSmall(wtypeOf(r.elem))) return r.written ? 'atomic<u32>' : 'u32';
   if (r.atomic) return `atomic<${r.elem === 'f32' ? 'u32' : r.elem}>`;
-  return r.elem;
+  return isWide(wtypeOf(r.elem)) ? 'vec2u' : r.elem;
 }
 
 /** The element type of a workgroup array. */
 export function workgroupElem(r: ArrRef): string {
-  const t = reprOf(wtypeOf(r.elem));
+  const t = wgslType(wtypeOf(r.elem));
   if (r.atomic) return `atomic<${t === 'f32' ? 'u32' : t}>`;
   return t;
 }

@@ -6,7 +6,7 @@
 import { type AstNode, LK, NK, operatorOf, unparen } from './ast.js';
 import type { Decl, FunctionInfo } from './frontend.js';
 import { BARRIERS, BLOCK_PREDICATES, WARP_SHUFFLES, WARP_VOTES } from './language.js';
-import { reprOf } from './wgslTypes.js';
+import { isWide, reprOf } from './wgslTypes.js';
 import { TRAP_DIVERGENT, TRAP_DIVERGENT_WARP, shuffleFns, subgroupShuffleFns } from './wgslRuntime.js';
 import { paren } from './wgslModel.js';
 import { assignTarget, collectivesIn, hasCollective, listOf, uniformExpr } from './wgslUniformity.js';
@@ -193,6 +193,7 @@ export class Emitter extends StmtEmitter {
       // Shuffles: every lane's value through a workgroup array.
       const t = reprOf(this.ty(args[1]!));
       if (t === 'bool') this.fail(args[1]!, `${name} of a bool has no WGSL form: shuffle an i32`);
+      if (isWide(t)) this.fail(args[1]!, `${name} of a 64-bit value has no WGSL form yet: shuffle its two 32-bit halves`);
       this.g.usesWarpOps = true;
       if (this.g.subgroups) { this.subgroupShuffle(c, name, t, args, ind, out); continue; }
       this.g.workgroupVars.set(`sx_shfl_${t}`, `var<workgroup> sx_shfl_${t}: array<${t}, sx_nthreads>;`);

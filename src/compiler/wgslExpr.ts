@@ -4,7 +4,7 @@
 
 import { type AstNode, NK, LK, textOf, operatorOf, unparen, walk } from './ast.js';
 import { ATOMICS, BARRIERS, CONVERSION_TYPES, INDEX_VARIABLES, PURE_CALLS, SHARED_DECLS, isCollective } from './language.js';
-import { type WType, convert, floatLiteral, intLiteral, reprOf, wtypeOf, isSmall } from './wgslTypes.js';
+import { type WType, convert, f64Literal, floatLiteral, intLiteral, isWide, reprOf, wgslType, wtypeOf, isSmall } from './wgslTypes.js';
 import { ACTIVE_LANES_FN, TRAP_OUT_OF_BOUNDS, TRAP_UNREACHABLE } from './wgslRuntime.js';
 import { type ArrRef, MATHF, MATHF_CONSTANTS, isAssignOp } from './wgslModel.js';
 import { TypedEmitter } from './wgslTyping.js';
@@ -21,7 +21,9 @@ export class ExprEmitter extends TypedEmitter {
     const lit = this.litKind(e);
     if (lit && want) {
       const v = this.litValue(e);
+      if (want === 'f64') return f64Literal(Number(v));
       if (typeof v === 'bigint') return intLiteral(v, want);
+      if (isWide(want)) return convert(f64Literal(v), 'f64', want);
       return reprOf(want) === 'f32' ? floatLiteral(v) : convert(floatLiteral(v), 'f32', want);
     }
     const t = this.ty(e);
@@ -66,7 +68,7 @@ export class ExprEmitter extends TypedEmitter {
         const b = this.capture(() => this.expr(e.ifElse, t));
         if (!a.pre.length && !b.pre.length && this.speculatable(e.ifThen) && this.speculatable(e.ifElse)) return `select(${b.value}, ${a.value}, ${c})`;
         const tmp = this.g.temp();
-        this.pre.push(`var ${tmp}: ${reprOf(t)};`, `if (${c}) {`, ...a.pre.map((l) => '  ' + l), `  ${tmp} = ${a.value};`, '} else {', ...b.pre.map((l) => '  ' + l), `  ${tmp} = ${b.value};`, '}');
+        this.pre.push(`var ${tmp}: ${wgslType(t)};`, `if (${c}) {`, ...a.pre.map((l) => '  ' + l), `  ${tmp} = ${a.value};`, '} else {', ...b.pre.map((l) => '  ' + l), `  ${tmp} = ${b.value};`, '}');
         return tmp;
       }
       default: return this.fail(e, 'this expression has no WGSL form');
@@ -93,7 +95,7 @@ export class ExprEmitter extends TypedEmitter {
     const d = this.fn.refs.get(e);
     if (d) {
       if (d.array) this.fail(e, `array '${d.name}' used as a value`);
-      if (d.param === 'scalar' && this.ctx.kernel) return `launch.s_${d.name}`;
+      if (d.param === 'scalar' && this.ctx.kernel) return isWide(this.declType(d, e)) ? `vec2u(launch.s_${d.name}_lo, launch.s_${d.name}_hi)` : `launch.s_${d.name}`;
       return `u_${d.outName}`;
     }
     if (e.text === 'warpSize') return '32i';
@@ -109,12 +111,13 @@ export class ExprEmitter extends TypedEmitter {
       this.g.consts.set(id, '');   // reserves the name (a constant referring to itself fails below)
       const v = this.g.fe.constValue(c.init);
       let text: string;
-      if (v !== undefined && reprOf(t) !== 'f32') text = intLiteral(BigInt(v), t);
+      if (v !== undefined && t === 'f64') text = f64Literal(v);
+      else if (v !== undefined && reprOf(t) !== 'f32') text = intLiteral(BigInt(v), t);
       else if (c.init) text = this.expr(c.init, t);
       else return this.fail(e, `constant '${name}' has no value`);
       // Inf and NaN come from runtime values: such a constant is a private variable set at entry.
       if (/sx_(inf|nan)/.test(text)) return `(${text})`;
-      this.g.consts.set(id, `const ${id}: ${reprOf(t)} = ${text};`);
+      this.g.consts.set(id, `const ${id}: ${wgslType(t)} = ${text};`);
     }
     return id;
   }
@@ -141,7 +144,8 @@ export class ExprEmitter extends TypedEmitter {
   /** An index as (u32 bits, signedness) for the checks and the access. */
   protected index(e: AstNode): { i: string; sg: string } {
     const t = this.ty(e);
-    if (t === 'f32') this.fail(e, 'a float index');
+    if (t === 'f32' || t === 'f64') this.fail(e, 'a float index');
+    if (isWide(t)) this.fail(e, 'a 64-bit index has no WGSL form: convert it to i32');
     const r = reprOf(t);
     if (r === 'u32') return { i: this.expr(e, 'u32'), sg: '0u' };
     return { i: `u32(${this.expr(e, 'i32')})`, sg: '1u' };
@@ -192,21 +196,57 @@ export class ExprEmitter extends TypedEmitter {
       return tmp;
     }
     if (op === ',') return this.fail(e, 'the comma operator has no WGSL form');
-    if (/^(<<|>>|>>>)$/.test(op)) {
-      const l = this.expr(e.left, t);
-      const r = this.expr(e.right, 'u32');
-      if (op === '>>>' && t === 'i32') return `i32(u32(${l}) >> ${r})`;
-      return `(${l} ${op === '>>>' ? '>>' : op} ${r})`;
-    }
+    if (/^(<<|>>|>>>)$/.test(op)) return this.shift(op, this.expr(e.left, t), this.expr(e.right, 'u32'), t);
     const ct = this.opType(e.left, e.right);
     const wop = op === '===' ? '==' : op === '!==' ? '!=' : op;
     if (wop === '**') {
-      if (ct !== 'f32') this.fail(e, '** on integers has no WGSL form');
+      if (ct !== 'f32') this.fail(e, ct === 'f64' ? '** on f64 has no WGSL form' : '** on integers has no WGSL form');
       return `pow(${this.expr(e.left, 'f32')}, ${this.expr(e.right, 'f32')})`;
     }
     const rt = reprOf(ct);
     if (rt === 'bool' && /^[+\-*/%]$/.test(wop)) return `(${this.expr(e.left, 'i32')} ${wop} ${this.expr(e.right, 'i32')})`;
+    if (isWide(ct)) return this.wideBinary(e, wop, this.expr(e.left, ct), this.expr(e.right, ct), ct);
     return `(${this.expr(e.left, ct)} ${wop} ${this.expr(e.right, ct)})`;
+  }
+
+  /** `l op r` for a shift of a value of type t (the count already a u32: wasm takes it mod the width). */
+  protected shift(op: string, l: string, r: string, t: WType): string {
+    if (isWide(t)) return `${op === '<<' ? 'sx64_shl' : op === '>>>' || t === 'u64' ? 'sx64_shru' : 'sx64_shrs'}(${l}, ${r})`;
+    if (op === '>>>' && t === 'i32') return `i32(u32(${l}) >> ${r})`;
+    return `(${l} ${op === '>>>' ? '>>' : op} ${r})`;
+  }
+
+  /** A binary operator on two 64-bit values of type t (wgslWide.ts). */
+  protected wideBinary(node: AstNode, op: string, l: string, r: string, t: 'i64' | 'u64' | 'f64'): string {
+    if (t === 'f64') {
+      switch (op) {
+        case '+': return `sx64_fadd(${l}, ${r})`;
+        case '-': return `sx64_fsub(${l}, ${r})`;
+        case '*': return `sx64_fmul(${l}, ${r})`;
+        case '/': return `sx64_fdiv(${l}, ${r})`;
+        case '==': return `sx64_feq(${l}, ${r})`;
+        case '!=': return `!sx64_feq(${l}, ${r})`;
+        case '<': return `sx64_flt(${l}, ${r})`;
+        case '<=': return `sx64_fle(${l}, ${r})`;
+        case '>': return `sx64_flt(${r}, ${l})`;
+        case '>=': return `sx64_fle(${r}, ${l})`;
+        default: return this.fail(node, `operator ${op} on f64 has no WGSL form`);
+      }
+    }
+    const lt = t === 'i64' ? 'sx64_lts' : 'sx64_ltu';
+    switch (op) {
+      case '+': return `sx64_add(${l}, ${r})`;
+      case '-': return `sx64_sub(${l}, ${r})`;
+      case '*': return `sx64_mul(${l}, ${r})`;
+      case '&': case '|': case '^': return `(${l} ${op} ${r})`;
+      case '==': return `sx64_eq(${l}, ${r})`;
+      case '!=': return `!sx64_eq(${l}, ${r})`;
+      case '<': return `${lt}(${l}, ${r})`;
+      case '>': return `${lt}(${r}, ${l})`;
+      case '<=': return `!${lt}(${r}, ${l})`;
+      case '>=': return `!${lt}(${l}, ${r})`;
+      default: return this.fail(node, `operator ${op} on ${t} has no WGSL form yet`);
+    }
   }
 
   protected prefix(e: AstNode, t: WType): string {
@@ -218,6 +258,8 @@ export class ExprEmitter extends TypedEmitter {
     }
     const v = this.expr(e.operand, t);
     if (op === '+') return v;
+    if (op === '-' && isWide(t)) return t === 'f64' ? `sx64_fneg(${v})` : `sx64_neg(${v})`;
+    if (op === '~' && t === 'f64') return this.fail(e, 'operator ~ on f64 has no WGSL form');
     if (op === '-') return reprOf(t) === 'u32' ? `(0u - ${v})` : `(-${v})`;
     if (op === '~') return `(~${v})`;
     return this.fail(e, `operator ${op} has no WGSL form`);
@@ -247,6 +289,8 @@ export class ExprEmitter extends TypedEmitter {
     if (c.kind !== NK.Identifier || this.fn.refs.has(c)) return this.fail(e, 'this call has no WGSL form');
     const name = c.text as string;
     if (name in ATOMICS) return this.atomic(e, name, args);
+    if (name === 'reinterpret') return this.reinterpret(e, args[0]!);
+    if (WIDE_BUILTINS.has(name) && args.length > 0 && isWide(TWO_OPERANDS.has(name) && args.length > 1 ? this.opType(args[0]!, args[1]!) : this.ty(args[0]!))) return this.wideBuiltin(e, name, args);
     if (CONVERSION_TYPES.has(name)) {
       const to = this.g.typeOfText(name === 'isize' ? 'i32' : name === 'usize' ? 'u32' : name, e, this.file);
       return this.expr(args[0]!, to);
@@ -292,9 +336,46 @@ export class ExprEmitter extends TypedEmitter {
     return `${spec.name}(${out.join(', ')})`;
   }
 
+  /** reinterpret<T>(x): the same bits as another type of the same width. */
+  protected reinterpret(e: AstNode, arg: AstNode): string {
+    const to = this.ty(e), from = this.ty(arg);
+    if (isWide(to) !== isWide(from) || isSmall(to) || isSmall(from) || to === 'bool' || from === 'bool') {
+      return this.fail(e, `reinterpret<${to}> of a ${from} has no WGSL form (the widths differ)`);
+    }
+    const v = this.expr(arg, from);
+    return isWide(to) || to === from ? v : `bitcast<${to}>(${v})`;
+  }
+
+  /** min, max, abs and the other builtins on a 64-bit value (wgslWide.ts). */
+  protected wideBuiltin(e: AstNode, name: string, args: AstNode[]): string {
+    const t = (name === 'min' || name === 'max' || name === 'copysign' ? this.opType(args[0]!, args[1]!) : this.ty(args[0]!)) as 'i64' | 'u64' | 'f64';
+    const a = this.expr(args[0]!, t);
+    const b = (): string => this.expr(args[1]!, t);
+    if (t === 'f64') {
+      switch (name) {
+        case 'min': return `sx64_fmin(${a}, ${b()})`;
+        case 'max': return `sx64_fmax(${a}, ${b()})`;
+        case 'abs': return `sx64_fabs(${a})`;
+        case 'copysign': return `sx64_copysign(${a}, ${b()})`;
+        case 'floor': return `sx64_ffloor(${a})`;
+        case 'ceil': return `sx64_fceil(${a})`;
+        case 'trunc': return `sx64_ftrunc(${a})`;
+        default: return this.fail(e, `${name} of an f64 has no WGSL form yet`);
+      }
+    }
+    const lt = t === 'i64' ? 'sx64_lts' : 'sx64_ltu';
+    switch (name) {
+      case 'min': { const tmp = this.g.temp(), tb = this.g.temp(); this.pre.push(`let ${tmp} = ${a};`, `let ${tb} = ${b()};`); return `select(${tb}, ${tmp}, ${lt}(${tmp}, ${tb}))`; }
+      case 'max': { const tmp = this.g.temp(), tb = this.g.temp(); this.pre.push(`let ${tmp} = ${a};`, `let ${tb} = ${b()};`); return `select(${tb}, ${tmp}, ${lt}(${tb}, ${tmp}))`; }
+      case 'abs': if (t === 'u64') return a; { const tmp = this.g.temp(); this.pre.push(`let ${tmp} = ${a};`); return `select(${tmp}, sx64_neg(${tmp}), sx64_lts(${tmp}, vec2u(0u, 0u)))`; }
+      default: return this.fail(e, `${name} of a ${t} has no WGSL form yet`);
+    }
+  }
+
   protected atomic(e: AstNode, name: string, args: AstNode[]): string {
     const r = this.arrayOf(args[0]!)!;
     const elem = wtypeOf(r.elem);
+    if (isWide(elem)) this.fail(e, `${name} on a ${elem}[] has no WGSL form (WGSL's atomics are 32-bit)`);
     const { i, sg } = this.index(args[1]!);
     const operand = ATOMICS[name]!.u32only ? 'u32' : elem;
     const ops = args.slice(2).map((a) => this.expr(a, operand));
@@ -353,11 +434,9 @@ export class ExprEmitter extends TypedEmitter {
   protected compound(left: AstNode, op: string, right: AstNode, node: AstNode): string {
     const t = this.compoundType(left, op, right);
     if (op === '**') return `pow(${this.expr(left, 'f32')}, ${this.expr(right, 'f32')})`;
-    if (/^(<<|>>|>>>)$/.test(op)) {
-      const l = this.expr(left, t), r = this.expr(right, 'u32');
-      return op === '>>>' && t === 'i32' ? `i32(u32(${l}) >> ${r})` : `(${l} ${op === '>>>' ? '>>' : op} ${r})`;
-    }
+    if (/^(<<|>>|>>>)$/.test(op)) return this.shift(op, this.expr(left, t), this.expr(right, 'u32'), t);
     if (!/^[+\-*/%&|^]$/.test(op)) return this.fail(node, `operator ${op}= has no WGSL form`);
+    if (isWide(t)) return this.wideBinary(node, op, this.expr(left, t), this.expr(right, t), t);
     return `(${this.expr(left, t)} ${op} ${this.expr(right, t)})`;
   }
 
@@ -376,6 +455,10 @@ export class ExprEmitter extends TypedEmitter {
     return `${this.identifier(target)} = ${convert(this.compound(target, binop, one, fake), this.compoundType(target, binop, one), t)};`;
   }
 }
+
+/** The builtins that take a 64-bit value (wideBuiltin); min, max and copysign take two. */
+const WIDE_BUILTINS: ReadonlySet<string> = new Set(['min', 'max', 'abs', 'sqrt', 'floor', 'ceil', 'trunc', 'nearest', 'copysign', 'clz', 'ctz', 'popcnt', 'rotl', 'rotr']);
+const TWO_OPERANDS: ReadonlySet<string> = new Set(['min', 'max', 'copysign']);
 
 /** What a bounds check's trap record says besides its site: out of bounds, the index's signedness, the array (sx_siteCode). */
 function boundsCode(r: ArrRef, sg: string): number {

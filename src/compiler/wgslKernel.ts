@@ -7,8 +7,9 @@ import { type AstNode, NK, operatorOf, walk } from './ast.js';
 import type { Decl, FrontEndAnalysis, FunctionInfo } from './frontend.js';
 import type { ModuleWgslKernel } from '../kernelModule.js';
 import { ATOMICS } from './language.js';
-import { type WType, NoWgslType, elemBytes, reprOf, wtypeOf, isSmall } from './wgslTypes.js';
+import { type WType, NoWgslType, elemBytes, reprOf, wtypeOf, isSmall, isWide } from './wgslTypes.js';
 import { GLOBALS, trapFns } from './wgslRuntime.js';
+import { WIDE64, WIDE_PREFIX } from './wgslWide.js';
 import { ArrayHelpers, storageElem, workgroupElem } from './wgslArrays.js';
 import { Emitter } from './wgslBlock.js';
 import { type ArrRef, type FnCtx, type Specialization, NoWgsl, isAssignOp } from './wgslModel.js';
@@ -84,7 +85,6 @@ export class KernelGen extends ArrayHelpers {
     for (const d of fn.decls) {
       if (!d.array) continue;
       const a = d.array;
-      if (['f64', 'i64', 'u64'].includes(a.elem)) this.fail(d.node ?? fn.node, `${d.name}: ${a.elem}[] has no WGSL form (WGSL has no 64-bit types)`);
       this.kernelArrays.set(d, {
         decl: d, name: a.space === 'global' ? `a_${d.name}` : a.space === 'local' ? `l_${d.outName}` : `w_${d.outName}`, elem: a.elem,
         space: a.space === 'global' ? 'storage' : a.space === 'local' ? 'private' : 'workgroup',
@@ -213,7 +213,13 @@ export class KernelGen extends ArrayHelpers {
       lines.push(`@group(0) @binding(${i}) var<storage, ${access}> ${r.name}: array<${storageElem(r)}>;`);
     });
     const fields = ['  gridDim: vec3u,', '  blockOffset: u32,'];
-    for (const d of params) if (d.param === 'scalar') fields.push(`  s_${d.name}: ${reprOf(this.typeOfText(d.typeText, fn.node))},`);
+    // A 64-bit scalar is two words (lo, hi) where the host packs it, without the 8-byte alignment a vec2u field would take.
+    for (const d of params) {
+      if (d.param !== 'scalar') continue;
+      const t = this.typeOfText(d.typeText, fn.node);
+      if (isWide(t)) fields.push(`  s_${d.name}_lo: u32,`, `  s_${d.name}_hi: u32,`);
+      else fields.push(`  s_${d.name}: ${reprOf(t)},`);
+    }
     for (const d of arrays) fields.push(`  n_${d.name}: u32,`);
     lines.push(`struct Launch {\n${fields.join('\n')}\n}`, `@group(0) @binding(${arrays.length}) var<uniform> launch: Launch;`);
     lines.push(`@group(0) @binding(${arrays.length + 1}) var<storage, read_write> sx_err: array<atomic<u32>, 12>;`);
@@ -246,6 +252,8 @@ ${this.subgroups ? '  sx_sgid = sx_sgi;\n' : ''}  sx_main(sx_l, sx_li, sx_w);
   sx_flush();
 }`);
     if (this.tickets.size) lines.push(guardEntryPoint(this.tickets, (r) => this.lengthOf(r)));
-    return lines.join('\n') + '\n';
+    // The 64-bit functions, where the shader computes with 64-bit values.
+    const text = lines.join('\n') + '\n';
+    return text.includes(WIDE_PREFIX) ? text + WIDE64 : text;
   }
 }

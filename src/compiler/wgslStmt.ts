@@ -3,9 +3,10 @@
 // In a kernel whose threads may return before a barrier, what follows a return runs only while
 // the thread has not exited.
 
-import { type AstNode, NK } from './ast.js';
-import { reprOf, zero } from './wgslTypes.js';
-import { paren } from './wgslModel.js';
+import { type AstNode, NK, operatorOf, walk } from './ast.js';
+import type { Decl } from './frontend.js';
+import { reprOf, wgslType, zero } from './wgslTypes.js';
+import { isAssignOp, paren } from './wgslModel.js';
 import { containsReturn, listOf } from './wgslUniformity.js';
 import { ExprEmitter } from './wgslExpr.js';
 import { matchConditionalAssign } from './minmax.js';
@@ -66,8 +67,20 @@ export abstract class StmtEmitter extends ExprEmitter {
 
   deviceFunction(name: string): string {
     const fn = this.fn;
-    const params = fn.decls.filter((d) => d.param === 'scalar').map((d) => `u_${d.outName}: ${reprOf(this.g.typeOfText(d.typeText, fn.node, this.file))}`);
-    const ret = fn.returnType === 'void' ? '' : ` -> ${reprOf(this.g.typeOfText(fn.returnType, fn.node, this.file))}`;
+    // WGSL's parameters are constants: a parameter the function assigns comes in as p_x and is copied into the variable u_x.
+    const assigned = new Set<Decl>();
+    walk(fn.node.body, (n) => {
+      const target = n.kind === NK.Binary && isAssignOp(operatorOf(n)) ? n.left : (n.kind === NK.UnaryPrefix || n.kind === NK.UnaryPostfix) && /^(\+\+|--)$/.test(operatorOf(n)) ? n.operand : undefined;
+      const d = target?.kind === NK.Identifier ? fn.refs.get(target) : undefined;
+      if (d?.param === 'scalar') assigned.add(d);
+    });
+    const params = fn.decls.filter((d) => d.param === 'scalar').map((d) => {
+      const t = wgslType(this.g.typeOfText(d.typeText, fn.node, this.file));
+      if (!assigned.has(d)) return `u_${d.outName}: ${t}`;
+      this.topDecls.push(`var u_${d.outName}: ${t} = p_${d.outName};`);
+      return `p_${d.outName}: ${t}`;
+    });
+    const ret = fn.returnType === 'void' ? '' : ` -> ${wgslType(this.g.typeOfText(fn.returnType, fn.node, this.file))}`;
     const out: string[] = [];
     this.stmtList((fn.node.body as AstNode).statements, '  ', out, false);
     return `fn ${name}(${params.join(', ')})${ret} {\n${this.topDecls.map((l) => '  ' + l).join('\n')}${this.topDecls.length ? '\n' : ''}${out.join('\n')}\n}`;
@@ -109,10 +122,10 @@ export abstract class StmtEmitter extends ExprEmitter {
           const init = vd.initializer ? this.expr(vd.initializer, t) : undefined;
           this.flushPre(ind, out);
           if (hoist || this.hoisted.has(d)) {
-            if (!this.hoisted.has(d)) { this.hoisted.add(d); this.topDecls.push(`var u_${d.outName}: ${reprOf(t)};`); }
-            out.push(`${ind}u_${d.outName} = ${init ?? zero(reprOf(t))};`);
+            if (!this.hoisted.has(d)) { this.hoisted.add(d); this.topDecls.push(`var u_${d.outName}: ${wgslType(t)};`); }
+            out.push(`${ind}u_${d.outName} = ${init ?? zero(wgslType(t))};`);
           } else {
-            out.push(`${ind}${d.isConst && init !== undefined ? 'let' : 'var'} u_${d.outName}${d.isConst && init !== undefined ? '' : `: ${reprOf(t)}`}${init !== undefined ? ` = ${init}` : ''};`);
+            out.push(`${ind}${d.isConst && init !== undefined ? 'let' : 'var'} u_${d.outName}${d.isConst && init !== undefined ? '' : `: ${wgslType(t)}`}${init !== undefined ? ` = ${init}` : ''};`);
           }
         }
         return;

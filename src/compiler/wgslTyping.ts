@@ -56,11 +56,15 @@ export class TypedEmitter {
   /** The type two operands compute in: a literal takes the other operand's type. */
   protected opType(a: AstNode, b: AstNode): WType {
     const la = this.litKind(a), lb = this.litKind(b);
-    const adopt = (lit: 'int' | 'float', t: WType): WType => (lit === 'float' && t !== 'f32' ? 'f32' : t === 'bool' ? 'i32' : t);
+    // A float literal beside an f32 is an f32, beside anything else an f64 (AssemblyScript's default float).
+    const adopt = (lit: 'int' | 'float', t: WType): WType => (lit === 'float' && t !== 'f32' && t !== 'f64' ? this.floatDefault(t) : t === 'bool' ? 'i32' : t);
     if (la && !lb) return adopt(la, this.ty(b));
     if (lb && !la) return adopt(lb, this.ty(a));
     return commonType(this.ty(a), this.ty(b));
   }
+
+  /** The type of a float literal beside a non-float operand of type t: f64 beside a 64-bit integer, else f32 (the 32-bit kernels' form). */
+  private floatDefault(t: WType): WType { return t === 'i64' || t === 'u64' ? 'f64' : 'f32'; }
 
   ty(e: AstNode): WType {
     switch (e.kind) {
@@ -83,7 +87,7 @@ export class TypedEmitter {
       case NK.PropertyAccess: {
         const o = e.expression as AstNode;
         if (o.kind === NK.Identifier && o.text === 'Mathf' && !this.fn.refs.has(o)) return 'f32';
-        if (o.kind === NK.Identifier && o.text === 'Math' && !this.fn.refs.has(o)) return this.fail(e, 'Math works in f64, which has no WGSL form: use Mathf (f32)');
+        if (o.kind === NK.Identifier && o.text === 'Math' && !this.fn.refs.has(o)) return this.fail(e, `Math.${e.property.text} has no WGSL form: f64 runs on WGSL in software (+ - * /, comparisons, conversions), without Math's functions; use Mathf (f32)`);
         return 'i32';
       }
       case NK.ElementAccess: return this.g.typeOfText(this.arrayOf(e.expression)?.elem ?? null, e, this.file);
@@ -113,10 +117,15 @@ export class TypedEmitter {
     const args = e.args as AstNode[];
     if (c.kind === NK.PropertyAccess && c.expression.kind === NK.Identifier) {
       if (c.expression.text === 'Mathf') return 'f32';
-      if (c.expression.text === 'Math') return this.fail(e, `Math.${c.property.text} works in f64, which has no WGSL form: use Mathf.${c.property.text} (f32)`);
+      if (c.expression.text === 'Math') return this.fail(e, `Math.${c.property.text} has no WGSL form: f64 runs on WGSL in software (+ - * /, comparisons, conversions), without Math's functions; use Mathf.${c.property.text} (f32)`);
     }
     if (c.kind !== NK.Identifier || this.fn.refs.has(c)) return this.fail(e, 'this call has no WGSL form');
     const name = c.text as string;
+    if (name === 'reinterpret') {
+      const to = e.typeArguments?.[0];
+      if (!to || args.length !== 1) return this.fail(e, 'reinterpret<T>(x) takes one type argument and one value');
+      return this.g.typeOfText(textOf(to), e, this.file);
+    }
     if (CONVERSION_TYPES.has(name)) return this.g.typeOfText(name === 'isize' ? 'i32' : name === 'usize' ? 'u32' : name, e, this.file);
     if (['min', 'max'].includes(name)) return this.opType(args[0]!, args[1]!);
     if (['abs', 'sqrt', 'floor', 'ceil', 'trunc', 'nearest', 'copysign', 'clz', 'ctz', 'popcnt', 'rotl', 'rotr'].includes(name)) return reprOf(this.ty(args[0]!));

@@ -52,6 +52,14 @@ export interface WebGpuDeviceOptions extends OpenWebGpuOptions {
    * workgroup memory (default true; false: always workgroup memory). `device.warpOps` says which.
    */
   subgroups?: boolean;
+  /**
+   * Run the built-ins that have a hand-written WGSL twin (vecSum, the PET kernels, the pixel
+   * store kernels) as that twin (default true). false: as their generic kernel's generated WGSL,
+   * like every other built-in (the pixel kernels on copies of the store's columns), which
+   * computes f64 in software with wasm's exact bits (vecSum's twin sums in f32 within a bound).
+   * `device.twins` says which.
+   */
+  twins?: boolean;
 }
 
 const DEFAULT_MEMORY_BYTES = 1 << 30;
@@ -76,7 +84,8 @@ export async function createWebGpuDevice(options: WebGpuDeviceOptions = {}): Pro
     const warps: SubgroupWarps = options.subgroups === false ? { ok: false, reason: 'subgroups: false' }
       : !ctx.hasSubgroups ? { ok: false, reason: 'the adapter has no subgroups feature' }
       : subgroupSizeRulesOut(ctx.adapterInfo.subgroupMinSize, ctx.adapterInfo.subgroupMaxSize) ?? await probeSubgroupWarps(ctx.device, Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup));
-    const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true, shipped, warps);
+    if (options.twins !== undefined && typeof options.twins !== 'boolean') throw new LaunchConfigError(`webgpu.twins must be a boolean, got ${String(options.twins)}`);
+    const dev = new WebGpuDevice(ctx, runtime, memoryBytes, timeout, options.gpuTiming === true, shipped, warps, options.twins !== false);
     if (shipped) await dev.load(shipped);
     for (const m of options.modules ?? []) await dev.load(m);
     return dev;
@@ -145,12 +154,15 @@ export class WebGpuDevice implements GpuDevice {
   private readonly launchProofs = new WeakMap<LaunchProofMeta, LaunchProof>();
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Whether the built-ins with a hand-written WGSL twin run as it (WebGpuDeviceOptions.twins). */
+  readonly twins: boolean;
   /** The arrays a store kernel's columns are copied into, by `generic.param` (reused across launches). */
   private readonly columnArrays = new Map<string, WebGpuDeviceArray<DType>>();
 
   constructor(ctx: WebGpuContext, runtime: WebGpuRuntime, memoryBytes: number, launchTimeoutMs: number, gpuTiming: boolean, shipped?: KernelModule,
-              warps: SubgroupWarps = { ok: false, reason: 'not checked' }) {
+              warps: SubgroupWarps = { ok: false, reason: 'not checked' }, twins = true) {
     this.context = ctx;
+    this.twins = twins;
     this.warpOps = warps.ok ? 'subgroups' : 'workgroup-memory';
     this.warpOpsReason = warps.reason;
     this.shipped = shipped;
@@ -302,7 +314,7 @@ export class WebGpuDevice implements GpuDevice {
     if (!kernel || typeof kernel.name !== 'string' || !Array.isArray(kernel.params)) {
       throw new KernelArgumentError(String((kernel as Kernel | undefined)?.name), '(kernel)', 'not a kernel declared with defineKernel');
     }
-    let info = (WGSL_KERNELS as Record<string, WgslKernelInfo>)[kernel.name];
+    let info = this.twins ? (WGSL_KERNELS as Record<string, WgslKernelInfo>)[kernel.name] : undefined;
     // A built-in kernel's launch requirements (a shared-memory tree's power-of-two block, the
     // shared bytes it indexes) hold on every backend, so they are checked below on the kernel as
     // declared; a module kernel's are the wasm pool's own (its register area).

@@ -37,7 +37,9 @@ export async function runPetSortStage(device: GpuDevice, records: Uint32Array): 
     const passes: PetSortStageResult['passes'] = [];
     if (m <= 1) return { tiles: init, passes, sorted: records.slice(), sortBlock };
     await device.launch((await shippedKernels(device)).petPadSingles!, { grid: Math.min(1024, Math.ceil((n2 - m) / 256) || 1), block: 256 }, [data, other, m, n2]);
-    await device.launch(petSortTiles, { grid: n2 / PET_SHAPES.sortTile, block: sortBlock, sharedBytes: sortBlock === 512 ? 2 * PET_SHAPES.sortTile * 16 : 0 }, [data, m]);
+    // The tile's two halves in shared memory, as runPet gives it: the generic kernel (and the wasm
+    // specialization) index them there; the WGSL twin declares its own workgroup arrays.
+    await device.launch(petSortTiles, { grid: n2 / PET_SHAPES.sortTile, block: sortBlock, sharedBytes: 2 * PET_SHAPES.sortTile * 16 }, [data, m]);
     const tiles = await data.read();
     const sub = PET_SHAPES.subBlock;
     const ranksEven = keep(device.alloc('u32', n2 / sub));
