@@ -94,8 +94,12 @@ export function petConvert(frames: u8[], n: i32, dst: u32[], dstBuffer: u32[], c
       const origin = <i32>positionTable[bdmDu * positionSize * positionSize + x + y * positionSize];
       const e = bdmDu * crystalsPerDu + origin;
       crystal = lut[2 * e];
-      const raw = <f32>((<i32>frames[f + 12] << 8) | <i32>frames[f + 13]);
-      energy = raw * energyTable[<i32>lut[2 * e + 1] + min(<i32>Mathf.floor(raw / 10), ENERGY_BINS - 1)];
+      const rawCount = (<i32>frames[f + 12] << 8) | <i32>frames[f + 13];
+      const raw = <f32>rawCount;
+      // The seed's floor(raw / 10.0f) is the integer quotient for raw < 2^16 (a non-integer quotient
+      // lies at least 0.1 from an integer): the same bin on a GPU whose f32 division is not
+      // correctly rounded (WGSL allows 2.5 ULP, and 30 / 10 may come out below 3).
+      energy = raw * energyTable[<i32>lut[2 * e + 1] + min(rawCount / 10, ENERGY_BINS - 1)];
     } else {
       atomicMin(badFrame, 0, offset + tx);
     }

@@ -43,8 +43,11 @@ export const WGSL_KERNELS = {
   // vecMax, vecMin and countModules run as the generated WGSL of their generic kernels
   // (kernels/reduce/, kernels/pixel/countModules.ts): on an H200 the generated vecMax is faster
   // than its hand-written twin was at every grid, and countModules within 4 % (bench/RESULTS.md).
-  // vecSum keeps its twin: its partials are f64, which WGSL cannot generate.
-  // B: f64 partials (vec2u words in WGSL; the WGSL kernel sums in f32 with Kahan, see vecSum.wgsl).
+  // The twins below are declared specializations kept for speed (H200, `scripts/webgpu-wide-twins.mjs`,
+  // bench/RESULTS.md), each held to its generated generic kernel (`twins: false`) and to wasm by
+  // test/webgpu-pet.test.ts. Their generic kernels compute f64 in software (src/compiler/wgslWide.ts).
+  // vecSum: the generic kernel's f64 adds took 3.6x (1M) and 12.5x (16M) the twin's GPU time. The
+  // twin sums in f32 with Kahan within a bound (vecSum.wgsl); B: f64 partials (vec2u words).
   vecSum: {
     name: 'vecSum',
     entryPoint: 'vecSum',
@@ -52,29 +55,11 @@ export const WGSL_KERNELS = {
     powerOfTwoBlock: true,
   },
   // The device-wide scan, the block/warp scans and the compaction are compiled (kernels/primitives/).
-  // assembly/kernels/pet/ (seed 001): the kernels with f64 values (WGSL has no 64-bit types), see
-  // the .wgsl files there and docs/webgpu.md. petCrystalLut, petPadSingles, petCoinCount and
-  // petCoinFill run as the generated WGSL of their generic kernels (kernels/pet/).
-
-  petConvert: {
-    name: 'petConvert', entryPoint: 'petConvert', source: 'kernels/pet/petConvert', powerOfTwoBlock: false,
-    params: [
-      arr('frames', 'u8'), scal('n', 'i32'), arr('dst', 'u32'), arr('dstBuffer', 'u32'), arr('counter', 'u32'),
-      arr('positionTable', 'u8'), arr('lut', 'u32'), arr('energyTable', 'f32'), arr('geometry', 'u32'),
-      scal('eLow', 'f64'), scal('eHigh', 'f64'), scal('useWindow', 'i32'), arr('badFrame', 'i32'), scal('elems', 'i32'),
-    ],
-  },
-  petSplitSingles: {
-    name: 'petSplitSingles', entryPoint: 'petSplitSingles', source: 'kernels/pet/petSplitSingles', powerOfTwoBlock: false,
-    params: [arr('src', 'u32'), scal('n', 'i32'), arr('crystal', 'u32'), arr('energy', 'f32'), arr('time', 'f64')],
-  },
-  petSplitPairs: {
-    name: 'petSplitPairs', entryPoint: 'petSplitPairs', source: 'kernels/pet/petSplitPairs', powerOfTwoBlock: false,
-    params: [
-      arr('pairs', 'u32'), arr('first', 'u32'), scal('n', 'i32'), arr('index1', 'u32'), arr('crystal0', 'u32'), arr('crystal1', 'u32'),
-      arr('energy0', 'f32'), arr('energy1', 'f32'), arr('time0', 'f64'), arr('time1', 'f64'),
-    ],
-  },
+  // assembly/kernels/pet/ (seed 001): the PET twins kept, with the generated kernel's GPU time
+  // against the twin's per 1M-frame job: petCoinNextIndex 1.83x, petCoinSelect 1.31-1.34x,
+  // petSortTiles 1.98x, petMergeBlocks 1.76x. petConvert (1.22-1.24x), petMergeRanks (1.19-1.20x),
+  // petSplitSingles and petSplitPairs (1.0x) lost theirs, as petCrystalLut, petPadSingles,
+  // petCoinCount and petCoinFill never had one: they run as their generic kernels (kernels/pet/).
   petCoinNextIndex: {
     name: 'petCoinNextIndex', entryPoint: 'petCoinNextIndex', source: 'kernels/pet/petCoinNextIndex', powerOfTwoBlock: false,
     params: [arr('data', 'u32'), arr('nextIndex', 'i32'), scal('n', 'i32'), scal('window', 'f64'), scal('elems', 'i32')],
@@ -88,10 +73,6 @@ export const WGSL_KERNELS = {
   petSortTiles: {
     name: 'petSortTiles', entryPoint: 'petSortTiles', source: 'kernels/pet/petSortTiles', powerOfTwoBlock: true,
     params: [arr('data', 'u32'), scal('n', 'i32')],
-  },
-  petMergeRanks: {
-    name: 'petMergeRanks', entryPoint: 'petMergeRanks', source: 'kernels/pet/petMergeRanks', powerOfTwoBlock: false,
-    params: [arr('data', 'u32'), arr('ranksEven', 'u32'), arr('ranksOdd', 'u32'), scal('sortedBlockSize', 'i32'), scal('n', 'i32'), scal('n2', 'i32')],
   },
   // BLOCK_X = 256 (SUB_BLOCK_SIZE): the workgroup tiles hold 256 records each.
   petMergeBlocks: {
