@@ -501,7 +501,7 @@ describe('kernel workbench with WebGPU on SwiftShader', () => {
 
 export function scale(a: f64[], n: i32): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) a[i] = Math.sqrt(a[i]);
+  if (i < n) a[i] = <f64>(<i64>a[i] / 3);
 }
 `;
     await gp.selectOption('[data-testid=wb-gallery]', 'starter'); // the kernel's path: mine.ts
@@ -511,15 +511,15 @@ export function scale(a: f64[], n: i32): void {
   buffers: { a: ['f64', gen.ramp(100)] },
   launches: [{ kernel: 'scale', grid: 1, block: 128, args: { a: 'a', n: 100 } }],
   outputs: ['a'],
-  reference: ({ a }) => ({ a: Array.from(a, (v) => Math.sqrt(v)) }),
+  reference: ({ a }) => ({ a: Array.from(a, (v) => Math.trunc(v / 3)) }),
 });
 `);
     expect((await act(gp, 'wb-compile')).kernels).toEqual(['scale']);
     expect(await gp.textContent('[data-testid=wb-compiled]')).toContain('(no WGSL form for scale: WebGPU will not run them)');
     const ran = await act(gp, 'wb-run');
-    expect(ran.wasm.a).toEqual(Array.from({ length: 100 }, (_, i) => Math.sqrt(i)));
+    expect(ran.wasm.a).toEqual(Array.from({ length: 100 }, (_, i) => Math.trunc(i / 3)));
     expect(ran.reference).toMatchObject({ equal: true });
-    const why = 'the WGSL back end has no form for scale (mine.ts:5: Math.sqrt has no WGSL form: f64 runs on WGSL in software (+ - * /, comparisons, conversions), without Math\'s functions; use Mathf.sqrt (f32))';
+    const why = 'the WGSL back end has no form for scale (mine.ts:5: operator / on i64 has no WGSL form yet)';
     expect(ran.webgpu).toEqual({ unavailable: why, why: 'no-wgsl' });
     expect(await gp.textContent('[data-testid=wb-row-webgpu]')).toContain(`unavailable — ${why}`);
     expect(await gp.textContent('[data-testid=wb-verdict]')).toMatch(/^Cross-check passed: the wasm pool matches the reference; WebGPU not run \(no WGSL form for scale\)/);

@@ -537,11 +537,11 @@ export function scale(a: f32[], n: i32): void {
 }
 export function rootsF64(a: f64[], n: i32): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) a[i] = Math.sqrt(a[i]);
+  if (i < n) a[i] = Math.sign(a[i]);
 }
 export function mathF32(a: f32[], n: i32): void {
   const i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) a[i] = <f32>Math.sqrt(a[i]);
+  if (i < n) a[i] = <f32>Math.sign(a[i]);
 }
 function fact(k: i32): i32 { return k <= 1 ? 1 : k * fact(k - 1); }
 export function factorials(out: i32[], n: i32): void {
@@ -561,9 +561,10 @@ export function fenced(a: i32[], count: i32[]): void {
     const w = mod.meta.wgsl!;
     expect(w.scale!.source).toMatch(/@compute/);
     expect(w.rootsF64!.source).toBeUndefined();
-    // f64 itself has a WGSL form (software binary64: test/webgpu-wide.test.ts); Math's functions do not.
-    expect(w.rootsF64!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 8, message: expect.stringMatching(/Math\.sqrt has no WGSL form: f64 runs on WGSL in software.*Mathf\.sqrt/) });
-    expect(w.mathF32!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 12, message: expect.stringMatching(/Math\.sqrt has no WGSL form.*Mathf\.sqrt/) });
+    // f64 itself has a WGSL form (software binary64: test/webgpu-wide.test.ts), and so have Math's
+    // functions that are wasm instructions (sqrt, floor, …); Math.sign and the like do not.
+    expect(w.rootsF64!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 8, message: expect.stringMatching(/Math\.sign has no WGSL form: WGSL computes f64 in software.*Mathf\.sign/) });
+    expect(w.mathF32!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 12, message: expect.stringMatching(/Math\.sign has no WGSL form.*Mathf\.sign/) });
     expect(w.factorials!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 14, message: expect.stringMatching(/recursive call of 'fact'/) });
     // A device-scope fence: WGSL's atomics are relaxed and it has no fence.
     expect(w.fenced!.diagnostics![0]).toMatchObject({ file: 'kernels/noWgsl.ts', line: 21, message: expect.stringMatching(/__threadfence\(\) has no WGSL form: WGSL has no memory fence/) });

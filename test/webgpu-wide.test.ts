@@ -115,9 +115,9 @@ function bigints(n: number, seed: number): BigInt64Array {
 
 describe('64-bit values in generated WGSL: wasm\'s bits on webgpu', () => {
   for (const n of [1, 37, 3000]) {
-    it(`f64 + - * /, min, max, neg, abs, floor, ceil, trunc, copysign and the comparisons (${n} pairs)`, async () => {
+    it(`f64 + - * /, sqrt, nearest, min, max, neg, abs, floor, ceil, trunc, copysign, Math's, and the comparisons (${n} pairs)`, async () => {
       const a = doubles(n, 11 + n), b = partners(a, 23 + n);
-      const r = await both('f64Arith', Math.min(8, Math.ceil(n / 64)), 64, [{ dtype: 'f64', data: a }, { dtype: 'f64', data: b }, { dtype: 'f64', length: 12 * n }, { dtype: 'i32', length: n }, n]);
+      const r = await both('f64Arith', Math.min(8, Math.ceil(n / 64)), 64, [{ dtype: 'f64', data: a }, { dtype: 'f64', data: b }, { dtype: 'f64', length: 16 * n }, { dtype: 'i32', length: n }, n]);
       expectSame(r, ['a', 'b', 'out', 'flags'], (i) => `a ${a[i]}, b ${b[i]}`, n);
     });
   }

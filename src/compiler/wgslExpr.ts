@@ -137,6 +137,7 @@ export class ExprEmitter extends TypedEmitter {
         }
       }
       if (o.text === 'Mathf' && prop in MATHF_CONSTANTS) return floatLiteral(MATHF_CONSTANTS[prop]!);
+      if (o.text === 'Math' && !this.fn.refs.has(o) && prop in MATHF_CONSTANTS) return f64Literal(MATHF_CONSTANTS[prop]!);
     }
     return this.fail(e, `'${textOf(e)}' has no WGSL form`);
   }
@@ -286,6 +287,12 @@ export class ExprEmitter extends TypedEmitter {
         default: return this.fail(e, `Mathf.${name} has no WGSL form`);
       }
     }
+    if (c.kind === NK.PropertyAccess && c.expression.kind === NK.Identifier && c.expression.text === 'Math' && !this.fn.refs.has(c.expression)) {
+      // Math's functions that are wasm instructions on f64, with their exact results.
+      const name = c.property.text as string;
+      if (name === 'fround') return `sx64_fromF32(sx64_toF32(${this.expr(args[0]!, 'f64')}))`;
+      return this.wideBuiltin(e, name, args, 'f64');
+    }
     if (c.kind !== NK.Identifier || this.fn.refs.has(c)) return this.fail(e, 'this call has no WGSL form');
     const name = c.text as string;
     if (name in ATOMICS) return this.atomic(e, name, args);
@@ -347,8 +354,8 @@ export class ExprEmitter extends TypedEmitter {
   }
 
   /** min, max, abs and the other builtins on a 64-bit value (wgslWide.ts). */
-  protected wideBuiltin(e: AstNode, name: string, args: AstNode[]): string {
-    const t = (name === 'min' || name === 'max' || name === 'copysign' ? this.opType(args[0]!, args[1]!) : this.ty(args[0]!)) as 'i64' | 'u64' | 'f64';
+  protected wideBuiltin(e: AstNode, name: string, args: AstNode[], as?: 'f64'): string {
+    const t = as ?? (name === 'min' || name === 'max' || name === 'copysign' ? this.opType(args[0]!, args[1]!) : this.ty(args[0]!)) as 'i64' | 'u64' | 'f64';
     const a = this.expr(args[0]!, t);
     const b = (): string => this.expr(args[1]!, t);
     if (t === 'f64') {
@@ -360,6 +367,8 @@ export class ExprEmitter extends TypedEmitter {
         case 'floor': return `sx64_ffloor(${a})`;
         case 'ceil': return `sx64_fceil(${a})`;
         case 'trunc': return `sx64_ftrunc(${a})`;
+        case 'sqrt': return `sx64_fsqrt(${a})`;
+        case 'nearest': return `sx64_fnearest(${a})`;
         default: return this.fail(e, `${name} of an f64 has no WGSL form yet`);
       }
     }

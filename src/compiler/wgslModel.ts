@@ -46,6 +46,8 @@ export const MATHF: Record<string, string> = {
   acos: 'acos', atan: 'atan', atan2: 'atan2', sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', asinh: 'asinh', acosh: 'acosh',
   atanh: 'atanh', exp: 'exp', log: 'log', log2: 'log2', pow: 'pow', min: 'min', max: 'max', sign: 'sign',
 };
+/** Math's functions the WGSL back end computes in f64 exactly as wasm does (src/compiler/wgslWide.ts): the wasm instructions. */
+export const MATH_F64: ReadonlySet<string> = new Set(['abs', 'ceil', 'floor', 'trunc', 'sqrt', 'min', 'max', 'fround']);
 export const MATHF_CONSTANTS: Record<string, number> = { PI: Math.PI, E: Math.E, LN2: Math.LN2, LN10: Math.LN10, LOG2E: Math.LOG2E, LOG10E: Math.LOG10E, SQRT2: Math.SQRT2, SQRT1_2: Math.SQRT1_2 };
 
 /** s in parentheses unless it is a name or a member access. */

@@ -6,7 +6,7 @@ import type { Decl, FunctionInfo } from './frontend.js';
 import { ATOMICS, BLOCK_PREDICATES, CONVERSION_TYPES, FENCES, WARP_SHUFFLES } from './language.js';
 import { type WType, commonType, reprOf, isSmall } from './wgslTypes.js';
 import type { KernelGen } from './wgslKernel.js';
-import { type ArrRef, type FnCtx, isAssignOp } from './wgslModel.js';
+import { type ArrRef, type FnCtx, MATH_F64, MATHF_CONSTANTS, isAssignOp } from './wgslModel.js';
 
 /** The WGSL type of an expression, as the kernel language types it (literals adopt the other operand's type). */
 export class TypedEmitter {
@@ -87,7 +87,10 @@ export class TypedEmitter {
       case NK.PropertyAccess: {
         const o = e.expression as AstNode;
         if (o.kind === NK.Identifier && o.text === 'Mathf' && !this.fn.refs.has(o)) return 'f32';
-        if (o.kind === NK.Identifier && o.text === 'Math' && !this.fn.refs.has(o)) return this.fail(e, `Math.${e.property.text} has no WGSL form: f64 runs on WGSL in software (+ - * /, comparisons, conversions), without Math's functions; use Mathf (f32)`);
+        if (o.kind === NK.Identifier && o.text === 'Math' && !this.fn.refs.has(o)) {
+          if (e.property.text in MATHF_CONSTANTS) return 'f64';
+          return this.fail(e, `Math.${e.property.text} has no WGSL form`);
+        }
         return 'i32';
       }
       case NK.ElementAccess: return this.g.typeOfText(this.arrayOf(e.expression)?.elem ?? null, e, this.file);
@@ -117,7 +120,10 @@ export class TypedEmitter {
     const args = e.args as AstNode[];
     if (c.kind === NK.PropertyAccess && c.expression.kind === NK.Identifier) {
       if (c.expression.text === 'Mathf') return 'f32';
-      if (c.expression.text === 'Math') return this.fail(e, `Math.${c.property.text} has no WGSL form: f64 runs on WGSL in software (+ - * /, comparisons, conversions), without Math's functions; use Mathf.${c.property.text} (f32)`);
+      if (c.expression.text === 'Math') {
+        if (MATH_F64.has(c.property.text)) return 'f64';
+        return this.fail(e, `Math.${c.property.text} has no WGSL form: WGSL computes f64 in software (+ - * /, sqrt, comparisons, conversions, Math.${[...MATH_F64].join('/')}), not Math's other functions; use Mathf.${c.property.text} (f32)`);
+      }
     }
     if (c.kind !== NK.Identifier || this.fn.refs.has(c)) return this.fail(e, 'this call has no WGSL form');
     const name = c.text as string;

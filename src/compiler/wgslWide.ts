@@ -207,6 +207,57 @@ fn sx64_fdiv(a: vec2u, b: vec2u) -> vec2u {
   return sx64_roundPack(sign, e, q);
 }
 
+// wasm's f64.sqrt, correctly rounded: the significand's integer square root bit by bit (two
+// radicand bits a step, the remainder jammed into the sticky bit), as SoftFloat's f64_sqrt rounds it.
+fn sx64_fsqrt(a: vec2u) -> vec2u {
+  if (sx64_isNaN(a)) { return sx64_quiet(a); }
+  if (sx64_isZero(a)) { return a; }                              // ±0
+  if ((a.y & 0x80000000u) != 0u) { return SX64_DEFAULT_NAN; }
+  if (sx64_isInf(a)) { return a; }
+  let na = sx64_norm(a);                                         // a = s · 2^(e - 1075), s in [2^52, 2^53)
+  // Make the exponent of s even: a = m · 2^(2j), m = s or 2s.
+  var m = na.s;
+  var p = na.e - 1075;
+  if ((p & 1) != 0) { m = sx64_shl(m, 1u); p = p - 1; }
+  // q = floor(sqrt(m · 2^54)): m · 2^54 has 108 bits, taken two at a time from the top (m's own
+  // 54 bits, padded to 54 with a leading zero when m < 2^53, then zeros).
+  var q = vec2u(0u, 0u);
+  var rem = vec2u(0u, 0u);
+  for (var i = 0; i < 54; i++) {
+    var two = 0u;
+    if (i < 27) { two = sx64_shru(m, u32(52 - 2 * i)).x & 3u; }
+    rem = sx64_shl(rem, 2u);
+    rem.x = rem.x | two;
+    let trial = sx64_shl(q, 2u);
+    let t = vec2u(trial.x | 1u, trial.y);
+    q = sx64_shl(q, 1u);
+    if (!sx64_ltu(rem, t)) { rem = sx64_sub(rem, t); q.x = q.x | 1u; }
+  }
+  // sqrt(a) = q · 2^(j - 27) with q in [2^53, 2^54): leading bit to 62 (q << 9), the rest sticky.
+  let w = sx64_shl(q, 9u);
+  let e = 1023 + 53 + p / 2 - 27;
+  return sx64_roundPack(0u, e, vec2u(w.x | select(0u, 1u, rem.x != 0u || rem.y != 0u), w.y));
+}
+// wasm's f64.nearest: round half to even.
+fn sx64_fnearest(b: vec2u) -> vec2u {
+  if (sx64_isNaN(b)) { return sx64_quiet(b); }
+  let ef = (b.y >> 20u) & 0x7ffu;
+  if (ef >= 1075u) { return b; }
+  let sign = b.y & 0x80000000u;
+  if (ef < 1022u) { return vec2u(0u, sign); }                   // |b| < 0.5
+  let t = sx64_ftrunc(b);
+  let frac = sx64_fsub(sx64_fabs(b), sx64_fabs(t));              // exact: both share the exponent range
+  let half = vec2u(0u, 0x3fe00000u);
+  var up = sx64_flt(half, frac);
+  if (sx64_feq(frac, half)) {
+    // a tie: away from t only when t is odd
+    let tm = sx64_truncMag(b);
+    up = (tm.x & 1u) == 1u;
+  }
+  if (!up) { return t; }
+  return sx64_fadd(t, vec2u(0u, 0x3ff00000u | sign));
+}
+
 // ---- conversions ----
 fn sx64_fromU64(v: vec2u) -> vec2u {
   if (v.x == 0u && v.y == 0u) { return vec2u(0u, 0u); }

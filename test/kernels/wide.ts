@@ -3,7 +3,7 @@
 // input element, so a test compares the backends element by element.
 import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __extern_shared__ } from "simt/kernel";
 
-/** out[k·n + i] = operation k on (a[i], b[i]); flags[i] = the six comparisons as bits. */
+/** out[k·n + i] = operation k on (a[i], b[i]) (16 of them); flags[i] = the six comparisons as bits. */
 export function f64Arith(a: f64[], b: f64[], out: f64[], flags: i32[], n: i32): void {
   for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
     const x = a[i];
@@ -20,6 +20,10 @@ export function f64Arith(a: f64[], b: f64[], out: f64[], flags: i32[], n: i32): 
     out[9 * n + i] = ceil(x);
     out[10 * n + i] = trunc(x);
     out[11 * n + i] = copysign(x, y);
+    out[12 * n + i] = sqrt(x);
+    out[13 * n + i] = nearest(x);
+    out[14 * n + i] = Math.sqrt(y) + Math.min(x, Math.PI);
+    out[15 * n + i] = Math.fround(x) - Math.floor(y) * Math.abs(x);
     let f = 0;
     if (x < y) f |= 1;
     if (x <= y) f |= 2;
