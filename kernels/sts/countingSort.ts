@@ -27,7 +27,9 @@
 // The talk writes these steps as the per-thread loops above; each kernel here is one of them.
 //
 // Every count kernel checks channel < nChannels: a bad digi is neither counted nor moved, and
-// bad[0] (0xffffffff from the host) takes the smallest bad index by atomicMin.
+// bad[0] (0xffffffff from the host) takes the smallest bad index by atomicMin (the chunked
+// counts: one atomicMin per thread, after its loop, of the first bad index it saw — a loop without an
+// atomic's compare-exchange loop in it is one V8 unrolls: 3–5 % of the count, bench/RESULTS.md).
 import { threadIdx, blockIdx, blockDim, gridDim, atomicMin } from "simt/kernel";
 
 /** ⌊a·b/c⌋ for a ≤ c, b < c, c < 2^31, bit by bit on the remainder: a·b needs 64 bits, which WGSL lacks. */
@@ -67,12 +69,14 @@ export function stsCountChunks(digis: u32[], hist: u32[], n: i32, nChannels: u32
   if (layout == 0) for (let c: u32 = 0; c < nChannels; c++) hist[c * <u32>p + <u32>g] = 0;
   else for (let c: u32 = 0; c < nChannels; c++) hist[row + c] = 0;
   const end = min(chunkBegin(g + 1, p, n), n);
+  let firstBad: u32 = 0xffffffff;
   for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = digis[2 * i];
-    if (c >= nChannels) atomicMin(bad, 0, <u32>i);
+    if (c >= nChannels) firstBad = min(firstBad, <u32>i);
     else if (layout == 0) hist[c * <u32>p + <u32>g] += 1;
     else hist[row + c] += 1;
   }
+  if (firstBad != 0xffffffff) atomicMin(bad, 0, firstBad);
 }
 
 /**
@@ -108,11 +112,13 @@ export function stsCountChunksSoA(channel: u32[], hist: u32[], n: i32, nChannels
   const row = <u32>g * nChannels;
   for (let c: u32 = 0; c < nChannels; c++) hist[row + c] = 0;
   const end = min(chunkBegin(g + 1, p, n), n);
+  let firstBad: u32 = 0xffffffff;
   for (let i = max(chunkBegin(g, p, n), 0); i < end; i++) {
     const c = channel[i];
-    if (c >= nChannels) atomicMin(bad, 0, <u32>i);
+    if (c >= nChannels) firstBad = min(firstBad, <u32>i);
     else hist[row + c] += 1;
   }
+  if (firstBad != 0xffffffff) atomicMin(bad, 0, firstBad);
 }
 
 /**
