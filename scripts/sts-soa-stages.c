@@ -3,7 +3,7 @@
 /* The STS counting sort on two columns {channel, time} in native C, timed by stage: the count,
  * the offsets (one thread) and the scatter of the times (no fill of the sorted channel column,
  * which simt's kernels also write). For scripts/wasm-loop-floor.mjs and bench/RESULTS.md:
- *   gcc -O3 -march=native -fopenmp scripts/sts-soa-stages.c -o /tmp/sts-soa && OMP_NUM_THREADS=T /tmp/sts-soa n channels reps */
+ *   gcc -O3 -march=native -fopenmp scripts/sts-soa-stages.c -o sts-soa && OMP_NUM_THREADS=T ./sts-soa n channels reps */
 int main(int argc,char**argv){
   int64_t n=atoll(argv[1]); uint32_t K=atoi(argv[2]); int reps=atoi(argv[3]);
   uint32_t *w=malloc(8*n); simt_sts_digis(w,n,K,1);
