@@ -148,6 +148,38 @@ describe('64-bit values in generated WGSL: wasm\'s bits on webgpu', () => {
     expectSame(r, ['a', 'b', 'out', 'uout', 'flags', 'narrow'], (i) => `a ${a[i]}, b ${b[i]}`, n);
   });
 
+  it('i32 and u32 / and % (truncating; the remainder takes the dividend\'s sign)', async () => {
+    const n = 3000;
+    const r0 = rng(41);
+    const a = Int32Array.from({ length: n }, (_, i) => (i < 3 ? [-(2 ** 31), 2 ** 31 - 1, 0][i]! : Math.floor(r0() * 2 ** 32) - 2 ** 31));
+    const b = Int32Array.from({ length: n }, (_, i) => { const y = i % 3 === 0 ? Math.floor(r0() * 200) - 100 : Math.floor(r0() * 2 ** 32) - 2 ** 31; return y === 0 || (y === -1 && a[i] === -(2 ** 31)) ? 5 : y; });
+    const r = await both('intDivide', 8, 64, [{ dtype: 'i32', data: a }, { dtype: 'i32', data: b }, { dtype: 'i32', length: 4 * n }, n]);
+    expectSame(r, ['a', 'b', 'out'], (i) => `a ${a[i]}, b ${b[i]}`, n);
+  });
+
+  it('a zero divisor, and the most negative i32 divided by -1, are wasm\'s KernelError on webgpu too, in the same block', async () => {
+    const n = 200;
+    const base = () => ({ a: Int32Array.from({ length: n }, (_, i) => i - 100), b: Int32Array.from({ length: n }, () => 3) });
+    const cases: [string, (c: ReturnType<typeof base>) => void, RegExp][] = [
+      ['a zero divisor', (c) => { c.b[133] = 0; }, /^kernel intDivide trapped in block \(2, 0, 0\): RuntimeError: divide by zero$/],
+      ['the most negative / -1', (c) => { c.a[70] = -(2 ** 31); c.b[70] = -1; }, /^kernel intDivide trapped in block \(1, 0, 0\): RuntimeError: divide result unrepresentable$/],
+    ];
+    for (const [label, spoil, message] of cases) {
+      const c = base();
+      spoil(c);
+      for (const dev of [wasm, gpu] as const) {
+        const args = [await dev.upload('i32', c.a), await dev.upload('i32', c.b), dev.alloc('i32', 4 * n)];
+        await expect(dev.launch(mod.kernels.intDivide!, { grid: 4, block: 64 }, [...args, n] as never), `${label} on ${dev.backend}`).rejects.toThrow(message);
+        for (const x of args) x.free();
+      }
+    }
+    // Both devices run on after the trap.
+    const ok = base();
+    const r = await both('intDivide', 4, 64, [{ dtype: 'i32', data: ok.a }, { dtype: 'i32', data: ok.b }, { dtype: 'i32', length: 4 * n }, n]);
+    expectSame(r, ['a', 'b', 'out'], (i) => `a ${ok.a[i]}`, n);
+    expect(Array.from(r.webgpu[2]!).slice(0, 3)).toEqual([-33, -33, -32]);
+  });
+
   it('64-bit scalar parameters, literals, compound assignments and reinterpret', async () => {
     const n = 500;
     const a = doubles(n, 29);

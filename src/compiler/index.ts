@@ -61,7 +61,7 @@ export interface CompileOptions {
 }
 
 /** Bumped whenever the generated code changes (a changed runtime is caught by its fingerprint). */
-const COMPILER_VERSION = 'simt-compiler/43';
+const COMPILER_VERSION = 'simt-compiler/44';
 const memoryCache = new Map<string, Promise<KernelModule>>();
 
 /** Compiles kernel sources into one module. Rejects with KernelCompileError (file:line:column). */

@@ -5,7 +5,7 @@
 import { type AstNode, NK, LK, textOf, operatorOf, unparen, walk } from './ast.js';
 import { ATOMICS, BARRIERS, CONVERSION_TYPES, INDEX_VARIABLES, PURE_CALLS, SHARED_DECLS, isCollective } from './language.js';
 import { type WType, convert, f64Literal, floatLiteral, intLiteral, isWide, reprOf, wgslType, wtypeOf, isSmall } from './wgslTypes.js';
-import { ACTIVE_LANES_FN, TRAP_OUT_OF_BOUNDS, TRAP_UNREACHABLE } from './wgslRuntime.js';
+import { ACTIVE_LANES_FN, TRAP_DIVIDE_BY_ZERO, TRAP_DIVIDE_OVERFLOW, TRAP_OUT_OF_BOUNDS, TRAP_UNREACHABLE, divisionFn } from './wgslRuntime.js';
 import { type ArrRef, MATHF, MATHF_CONSTANTS, isAssignOp } from './wgslModel.js';
 import { TypedEmitter } from './wgslTyping.js';
 
@@ -206,8 +206,46 @@ export class ExprEmitter extends TypedEmitter {
     }
     const rt = reprOf(ct);
     if (rt === 'bool' && /^[+\-*/%]$/.test(wop)) return `(${this.expr(e.left, 'i32')} ${wop} ${this.expr(e.right, 'i32')})`;
+    if ((wop === '/' || wop === '%') && ct !== 'f32' && ct !== 'f64') return this.intDivision(e, wop, this.expr(e.left, ct), this.expr(e.right, ct), ct, e.right);
     if (isWide(ct)) return this.wideBinary(e, wop, this.expr(e.left, ct), this.expr(e.right, ct), ct);
     return `(${this.expr(e.left, ct)} ${wop} ${this.expr(e.right, ct)})`;
+  }
+
+  /**
+   * Integer `/` or `%` in type t: where wasm traps (a zero divisor; the most negative value
+   * divided by -1) the checked shader notes the same trap (divisionFn), so the launch fails with
+   * wasm's message instead of WGSL's quiet result. Unchecked builds divide as WGSL does.
+   */
+  protected intDivision(node: AstNode, op: '/' | '%', l: string, r: string, t: WType, divisor: AstNode): string {
+    // 64-bit division has no WGSL form yet: SwiftShader took minutes to compile a shader with two
+    // signed ones (a long division each), so the back end does not offer it.
+    if (isWide(t)) return this.fail(node, `operator ${op} on ${t} has no WGSL form yet`);
+    const rt = reprOf(t) as 'i32' | 'u32';
+    // A divisor that cannot be zero (nor -1) cannot trap: a positive constant, a launch dimension.
+    const safe = this.positiveDivisor(divisor);
+    if (!this.g.checked || safe) return `(${l} ${op} ${r})`;
+    const name = `sx_${op === '/' ? 'div' : 'rem'}_${rt}`;
+    if (!this.g.helpers.has(name)) this.g.helpers.set(name, divisionFn(name, op, rt));
+    const zs = this.g.site(node, this.file, `integer ${op === '/' ? 'division' : 'remainder'}`, TRAP_DIVIDE_BY_ZERO);
+    const os = op === '/' && rt === 'i32' ? this.g.site(node, this.file, 'integer division', TRAP_DIVIDE_OVERFLOW) : undefined;
+    return `${name}(${l}, ${r}, ${zs}u${os === undefined ? '' : `, ${os}u`})`;
+  }
+
+  /** Whether e is a positive integer constant, blockDim or gridDim's component, or warpSize (through consts initialised with one). */
+  protected positiveDivisor(e: AstNode): boolean {
+    e = unparen(e);
+    if (this.litKind(e) === 'int') { const v = this.litValue(e); return typeof v === 'bigint' && v > 0n; }
+    if (e.kind === NK.PropertyAccess && e.expression.kind === NK.Identifier && !this.fn.refs.has(e.expression)) {
+      return (e.expression.text === 'blockDim' || e.expression.text === 'gridDim') && /^[xyz]$/.test(e.property.text);
+    }
+    if (e.kind === NK.Identifier) {
+      const d = this.fn.refs.get(e);
+      if (d) return d.isConst && !d.param && !d.array && !!d.node?.initializer && this.positiveDivisor(d.node.initializer);
+      if (e.text === 'warpSize') return true;
+      const v = this.g.fe.constValue(this.g.fe.moduleConst(e.text)?.init ?? null);
+      return typeof v === 'number' && Number.isInteger(v) && v > 0;
+    }
+    return false;
   }
 
   /** `l op r` for a shift of a value of type t (the count already a u32: wasm takes it mod the width). */
@@ -445,6 +483,7 @@ export class ExprEmitter extends TypedEmitter {
     if (op === '**') return `pow(${this.expr(left, 'f32')}, ${this.expr(right, 'f32')})`;
     if (/^(<<|>>|>>>)$/.test(op)) return this.shift(op, this.expr(left, t), this.expr(right, 'u32'), t);
     if (!/^[+\-*/%&|^]$/.test(op)) return this.fail(node, `operator ${op}= has no WGSL form`);
+    if ((op === '/' || op === '%') && t !== 'f32' && t !== 'f64' && t !== 'bool') return this.intDivision(node, op, this.expr(left, t), this.expr(right, t), t, right);
     if (isWide(t)) return this.wideBinary(node, op, this.expr(left, t), this.expr(right, t), t);
     return `(${this.expr(left, t)} ${op} ${this.expr(right, t)})`;
   }

@@ -13,6 +13,10 @@ export const TRAP_DIVERGENT = 2;
 export const TRAP_DIVERGENT_WARP = 3;
 /** `unreachable()` was reached (CUDA's `__trap()`, an `assert` that failed): wasm's `unreachable` trap. */
 export const TRAP_UNREACHABLE = 4;
+/** Integer division or remainder by zero: wasm's `divide by zero` trap. */
+export const TRAP_DIVIDE_BY_ZERO = 5;
+/** The most negative integer divided by -1: wasm's `divide result unrepresentable` trap. */
+export const TRAP_DIVIDE_OVERFLOW = 6;
 
 /** Per-invocation values that device functions and helpers read (set at the entry point). */
 export const GLOBALS = `var<private> sx_tid: vec3<i32>;
@@ -132,6 +136,23 @@ fn sx_sg_xor_${t}(v: ${t}, mask: i32, width: i32) -> ${t} {
   let src = lane ^ mask;
   let end = (lane & ~(width - 1)) + width;
   return sx_sglane_${t}(v, select(src, lane, src >= end || src < 0 || src >= 32));
+}`;
+}
+
+/**
+ * 32-bit integer division or remainder with wasm's traps (`name` = sx_div_T or sx_rem_T, T of i32,
+ * u32): a zero divisor notes a divide-by-zero trap at site `zs`, the most negative i32 divided
+ * by -1 an unrepresentable result at `os` (a remainder by -1 is 0, as in wasm). The value
+ * returned after a trap is WGSL's own (the launch fails with the trap).
+ */
+export function divisionFn(name: string, op: '/' | '%', t: 'i32' | 'u32'): string {
+  const zero = `(b == 0${t === 'i32' ? 'i' : 'u'})`;
+  const overflow = op === '/' && t === 'i32' ? '(a == i32(-2147483647i - 1i) && b == -1i)' : undefined;
+  const note = overflow ? `  sx_trapIf(zero || ${overflow}, ${TRAP_DIVIDE_BY_ZERO}u, 0u, 0u, 0u, select(os, zs, zero));` : `  sx_trapIf(zero, ${TRAP_DIVIDE_BY_ZERO}u, 0u, 0u, 0u, zs);`;
+  return `fn ${name}(a: ${t}, b: ${t}, zs: u32${overflow ? ', os: u32' : ''}) -> ${t} {
+  let zero = ${zero};
+${note}
+  return a ${op} b;
 }`;
 }
 

@@ -196,12 +196,17 @@ fn sx64_fdiv(a: vec2u, b: vec2u) -> vec2u {
   var e = na.e - nb.e + 1023;
   var rem = na.s;
   if (sx64_ltu(rem, nb.s)) { rem = sx64_shl(rem, 1u); e = e - 1; }
-  // 63 quotient bits by long division: rem / nb.s lies in [1, 2).
+  // 63 quotient bits by long division: rem / nb.s lies in [1, 2), rem stays below 2^55. Plain
+  // word arithmetic in the loop (see sx64_divmodu).
+  let d = nb.s;
   var q = vec2u(0u, 0u);
   for (var i = 0u; i < 63u; i++) {
-    q = sx64_shl(q, 1u);
-    if (!sx64_ltu(rem, nb.s)) { rem = sx64_sub(rem, nb.s); q.x = q.x | 1u; }
-    rem = sx64_shl(rem, 1u);
+    q = vec2u(q.x << 1u, (q.y << 1u) | (q.x >> 31u));
+    if (rem.y > d.y || (rem.y == d.y && rem.x >= d.x)) {
+      rem = vec2u(rem.x - d.x, rem.y - d.y - select(0u, 1u, rem.x < d.x));
+      q.x = q.x | 1u;
+    }
+    rem = vec2u(rem.x << 1u, (rem.y << 1u) | (rem.x >> 31u));
   }
   if (rem.x != 0u || rem.y != 0u) { q.x = q.x | 1u; }
   return sx64_roundPack(sign, e, q);
@@ -221,17 +226,20 @@ fn sx64_fsqrt(a: vec2u) -> vec2u {
   if ((p & 1) != 0) { m = sx64_shl(m, 1u); p = p - 1; }
   // q = floor(sqrt(m · 2^54)): m · 2^54 has 108 bits, taken two at a time from the top (m's own
   // 54 bits, padded to 54 with a leading zero when m < 2^53, then zeros).
+  // Plain word arithmetic in the loop (see sx64_divmodu): x holds the radicand's bits still to
+  // come at its top (m's bit 53 at bit 63), zeros once m's are taken.
+  var x = sx64_shl(m, 10u);
   var q = vec2u(0u, 0u);
   var rem = vec2u(0u, 0u);
-  for (var i = 0; i < 54; i++) {
-    var two = 0u;
-    if (i < 27) { two = sx64_shru(m, u32(52 - 2 * i)).x & 3u; }
-    rem = sx64_shl(rem, 2u);
-    rem.x = rem.x | two;
-    let trial = sx64_shl(q, 2u);
-    let t = vec2u(trial.x | 1u, trial.y);
-    q = sx64_shl(q, 1u);
-    if (!sx64_ltu(rem, t)) { rem = sx64_sub(rem, t); q.x = q.x | 1u; }
+  for (var i = 0u; i < 54u; i++) {
+    rem = vec2u((rem.x << 2u) | (x.y >> 30u), (rem.y << 2u) | (rem.x >> 30u));
+    x = vec2u(x.x << 2u, (x.y << 2u) | (x.x >> 30u));
+    let t = vec2u((q.x << 2u) | 1u, (q.y << 2u) | (q.x >> 30u));
+    q = vec2u(q.x << 1u, (q.y << 1u) | (q.x >> 31u));
+    if (rem.y > t.y || (rem.y == t.y && rem.x >= t.x)) {
+      rem = vec2u(rem.x - t.x, rem.y - t.y - select(0u, 1u, rem.x < t.x));
+      q.x = q.x | 1u;
+    }
   }
   // sqrt(a) = q · 2^(j - 27) with q in [2^53, 2^54): leading bit to 62 (q << 9), the rest sticky.
   let w = sx64_shl(q, 9u);

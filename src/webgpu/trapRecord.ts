@@ -20,6 +20,9 @@ export function trapMessage(rec: Uint32Array, block: Dim3, wgsl: ModuleWgslKerne
     return { blockIdx, message: `index ${i} is out of bounds of '${array.slice(array.indexOf('.') + 1)}' (length ${length}) in ${thread}${at}` };
   }
   if (kind === 4) return { blockIdx, message: `unreachable executed in ${thread}${at}` };
+  // wasm's own traps, word for word (a wasm KernelError names no thread or line for them).
+  if (kind === 5) return { blockIdx, message: 'RuntimeError: divide by zero' };
+  if (kind === 6) return { blockIdx, message: 'RuntimeError: divide result unrepresentable' };
   if (kind === 3) {
     return {
       blockIdx,

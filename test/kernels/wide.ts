@@ -137,3 +137,15 @@ export function f64BlockSum(A: f32[], B: f64[], N: i32): void {
   }
   if (t == 0) B[blockIdx.x] = cache[0];
 }
+
+/** 32-bit integer division and remainder (i32, and u32 as bits): where wasm traps, the WGSL notes the same trap. */
+export function intDivide(a: i32[], b: i32[], out: i32[], n: i32): void {
+  for (let i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    out[i] = a[i] / b[i];
+    out[n + i] = a[i] % b[i];
+    out[2 * n + i] = <i32>(<u32>a[i] / <u32>b[i]);
+    let r = <u32>a[i];
+    r %= <u32>b[i];
+    out[3 * n + i] = <i32>r;
+  }
+}
