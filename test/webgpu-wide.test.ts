@@ -18,7 +18,8 @@ let gpu: WebGpuDevice;
 let wasm: Device;
 let mod: KernelModule;
 withWasmAndWebGpu(async () => {
-  mod = await compileKernelFiles(['test/kernels/wide.ts']);
+  // vecSum's generic kernel (kernels/reduce/vecSum.ts) for the f64 tree in __extern_shared__ memory.
+  mod = await compileKernelFiles(['test/kernels/wide.ts', 'kernels/reduce/vecSum.ts']);
   wasm = await createDevice({ backend: 'wasm', workers: 2, memoryBytes: 64 << 20, modules: [mod] });
   gpu = await createDevice({ backend: 'webgpu', memoryBytes: 64 << 20, modules: [mod] });
 }, () => [gpu, wasm]);
@@ -189,11 +190,11 @@ describe('64-bit values in generated WGSL: wasm\'s bits on webgpu', () => {
     }
   });
 
-  it('an f64 sum through an __extern_shared__ f64 tree gives the same partial per block', async () => {
+  it('vecSum\'s generic kernel (an f64 sum through an __extern_shared__ f64 tree) gives the same partial per block', async () => {
     const r0 = rng(31);
     for (const [N, grid, block] of [[1, 1, 64], [1000, 3, 128], [100_000, 16, 256], [0, 2, 32]] as const) {
       const A = Float32Array.from({ length: N }, () => (r0() - 0.5) * 2 ** (Math.floor(r0() * 40) - 20));
-      const r = await both('f64BlockSum', grid, block, [{ dtype: 'f32', data: A }, { dtype: 'f64', length: grid }, N], 8 * block);
+      const r = await both('vecSum', grid, block, [{ dtype: 'f32', data: A }, { dtype: 'f64', length: grid }, N], 8 * block);
       expectSame(r, ['A', 'B'], () => `N ${N}`, grid);
       // And the partials are the sums: the host's f64 sum of each block's elements, in the kernel's order.
       const B = r.webgpu[1] as Float64Array;

@@ -1,7 +1,7 @@
 // 64-bit values in kernels (i64, u64, f64): every operation the WGSL back end computes in software
 // (src/compiler/wgslWide.ts), one kernel per group, each output element one operation on one
 // input element, so a test compares the backends element by element.
-import { threadIdx, blockIdx, blockDim, gridDim, __syncthreads, __extern_shared__ } from "simt/kernel";
+import { threadIdx, blockIdx, blockDim, gridDim } from "simt/kernel";
 
 /** out[k·n + i] = operation k on (a[i], b[i]) (16 of them); flags[i] = the six comparisons as bits. */
 export function f64Arith(a: f64[], b: f64[], out: f64[], flags: i32[], n: i32): void {
@@ -118,24 +118,6 @@ export function wideScalars(a: f64[], out: f64[], bits: u64[], fbits: u32[], f: 
     fbits[i] = reinterpret<u32>(f[i]) ^ reinterpret<u32>(<f32>v);
     out[n + i] = reinterpret<f64>(w) > 0 ? reinterpret<f64>(w) : <f64>i;
   }
-}
-
-/** The seed's sum in f64 with a shared f64 tree (vecSum's form, on any grid): B[block] its partial. */
-export function f64BlockSum(A: f32[], B: f64[], N: i32): void {
-  const cache = __extern_shared__<f64>();
-  let i = blockDim.x * blockIdx.x + threadIdx.x;
-  const t = threadIdx.x;
-  let temp: f64 = 0;
-  while (i < N) { temp += <f64>A[i]; i += blockDim.x * gridDim.x; }
-  cache[t] = temp;
-  __syncthreads();
-  let ib = blockDim.x / 2;
-  while (ib != 0) {
-    if (t < ib) cache[t] += cache[t + ib];
-    __syncthreads();
-    ib /= 2;
-  }
-  if (t == 0) B[blockIdx.x] = cache[0];
 }
 
 /** 32-bit integer division and remainder (i32, and u32 as bits): where wasm traps, the WGSL notes the same trap. */
