@@ -1,5 +1,5 @@
 // Variants of kernels/sts/countingSort.ts side by side: each file given is compiled as simt
-// compiles a kernel source (a file whose name holds "unchecked" without bounds checks), and its
+// compiles a kernel source (`file:unchecked` without bounds checks: what the checks cost), and its
 // stsCountChunksSoA and stsScatterChunksFusedSoA launched with the same arguments, alternating, on
 // one wasm device; each launch's elapsedMs (ELAPSED=1) or wall time, medians, and whether the
 // scattered times equal the first file's. After `npm run build`:
@@ -10,7 +10,7 @@ const { compileKernels } = await import('../dist/src/compiler/index.js');
 const { stsDigisForBench } = await import('../dist/src/data/synthetic.js');
 const n = Number(process.argv[2]), ch = Number(process.argv[3]), files = process.argv.slice(4), P = Number(process.env.P ?? 8);
 const mods = [];
-for (const f of files) mods.push(await compileKernels([{ path: 'kernels/sts/countingSort.ts', source: readFileSync(f, 'utf8') }], { unchecked: f.includes('unchecked') }));
+for (const f of files) mods.push(await compileKernels([{ path: 'kernels/sts/countingSort.ts', source: readFileSync(f.replace(/:unchecked$/, ''), 'utf8') }], { unchecked: f.endsWith(':unchecked') }));
 const dev = await createDevice({ backend: 'wasm', workers: Number(process.env.W ?? 2), memoryBytes: Number(process.env.MEM ?? 2 ** 31), modules: mods });
 const { shippedKernels } = await import('../dist/src/shippedModule.js');
 if (process.env.SHIPPED) { mods.push({ kernels: await shippedKernels(dev) }); files.push('shipped'); }

@@ -392,13 +392,15 @@ describe('crosscheck job pet on the generated kernels (webgpu twins: false)', ()
     for (const [N, grid, block] of [[1, 1, 64], [1000, 3, 128], [200_003, 64, 256]] as const) {
       const A = Float32Array.from({ length: N }, () => (r() - 0.5) * 2 ** (Math.floor(r() * 30) - 10));
       const out: Float64Array[] = [];
-      for (const dev of [wasm, generated] as const) {
+      for (const dev of [wasm, generated, gpu] as const) {
         const a = await dev.upload('f32', A), b = dev.alloc('f64', grid);
         await dev.launch(vecSum, { grid, block, sharedBytes: 8 * block }, [a, b, N] as never);
         out.push(await b.read() as Float64Array);
         a.free(); b.free();
       }
       expect(new BigUint64Array(out[1]!.buffer), `N ${N}`).toEqual(new BigUint64Array(out[0]!.buffer));
+      // The twin's f32 sums are other bits on these inputs: the option decides which kernel ran.
+      if (N > 1000) expect(new BigUint64Array(out[2]!.buffer), `N ${N} on the twin`).not.toEqual(new BigUint64Array(out[0]!.buffer));
     }
   }, 120_000);
 });

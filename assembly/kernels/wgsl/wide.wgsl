@@ -28,8 +28,7 @@ fn f64BitsOfF32(x: f32) -> vec2u {
   return vec2u(m << 29u, sign | (e64 << 20u) | (m >> 3u));
 }
 
-// u64 (lo, hi) from a u32; i64 (lo, hi) from an i32 (sign-extended).
-fn u64OfU32(x: u32) -> vec2u { return vec2u(x, 0u); }
+// i64 (lo, hi) from an i32 (sign-extended).
 fn i64OfI32(x: i32) -> vec2u { return vec2u(bitcast<u32>(x), select(0u, 0xffffffffu, x < 0)); }
 
 // v << k, v >> k on (lo, hi) u64 words (WGSL takes shift counts mod 32: k = 0 and k ≥ 32 apart).
@@ -91,32 +90,6 @@ fn u64OfF64Bits(b: vec2u) -> vec2u {
 // a - b on u64 (lo, hi), wrapping.
 fn sub64(a: vec2u, b: vec2u) -> vec2u {
   return vec2u(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
-}
-
-// Chunk owner g of p starts at item chunkBegin(g, p, n) = floor(g·n / p) (the STS chunked and
-// local sorts), computed without 64-bit integers: n = q·p + r, so
-// g·n / p = g·q + floor(g·r / p); g·r (< p²) is formed as a 64-bit (hi, lo) pair and divided
-// by p by binary long division.
-fn mulDivFloor(a: u32, b: u32, p: u32) -> u32 {
-  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
-  let ll = a0 * b0; let lh = a0 * b1; let hl = a1 * b0; let hh = a1 * b1;
-  let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-  let lo = (ll & 0xffffu) | (mid << 16u);
-  let hi = hh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u);
-  var rem = 0u;
-  var quo = 0u;
-  for (var k = 0; k < 64; k++) {
-    let bit = select((lo >> u32(63 - k)) & 1u, (hi >> u32(31 - k)) & 1u, k < 32);
-    let carry = rem >> 31u;
-    rem = (rem << 1u) | bit;
-    quo = quo << 1u;
-    if (carry == 1u || rem >= p) { rem = rem - p; quo = quo | 1u; }
-  }
-  return quo;
-}
-
-fn chunkBegin(g: u32, p: u32, n: u32) -> u32 {
-  return g * (n / p) + mulDivFloor(g, n % p, p);
 }
 
 // For integer times held as u64 ticks: f64(later - earlier) <= window (window as f64 bits), with
