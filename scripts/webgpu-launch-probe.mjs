@@ -1,7 +1,11 @@
 // What a launch costs the host on webgpu, against Dawn's own round trips (docs/webgpu.md,
 // bench/RESULTS.md): bare Dawn dispatches awaited by onSubmittedWorkDone and by a mapped copy,
 // then simt's awaited launches of the compiled vecMax (grid 4 × 256) and rounds of 300 in flight.
-// After npm run build: node scripts/webgpu-launch-probe.mjs [bare|simt|all]   (N: awaited launches)
+// After npm run build: node scripts/webgpu-launch-probe.mjs [bare|simt|all]   (N: awaited launches per round)
+// Each side first runs WARM (default 3000) launches untimed: on an H200 host the awaited launch
+// of a fresh process fell from 60–130 µs to its steady 42–50 µs over the first thousands, for
+// Dawn's bare dispatches as for simt's (GPU and CPU clocks coming up). Then ROUNDS (default 5)
+// rounds of N (default 400), a median each; `medianUs` is the median of the rounds' medians.
 // `all` runs each in a process of its own: on an H200 a WebGPU device opened earlier in the
 // process, even destroyed, more than doubled the awaited launch of a later one.
 const mode = process.argv[2] ?? 'all';
@@ -22,11 +26,17 @@ const { compileKernelFiles } = await import('../dist/src/compiler/index.js');
 const med = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
 const p10 = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 10)]; };
 const out = {};
-async function timeLoop(name, n, fn) {
-  const t = [];
-  for (let i = 0; i < n; i++) { const t0 = performance.now(); await fn(); t.push((performance.now() - t0) * 1000); }
-  const tail = t.slice(Math.floor(n / 5));
-  out[name] = { medianUs: +med(tail).toFixed(1), p10Us: +p10(tail).toFixed(1) };
+const WARM = Number(process.env.WARM ?? 3000), ROUNDS = Number(process.env.ROUNDS ?? 5);
+async function timeLoop(name, n, fn, launchesPerCall = 1) {
+  for (let i = 0; i < Math.ceil(WARM / launchesPerCall); i++) await fn();
+  const rounds = [], p10s = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = [];
+    for (let i = 0; i < n; i++) { const t0 = performance.now(); await fn(); t.push((performance.now() - t0) * 1000); }
+    rounds.push(+med(t).toFixed(1));
+    p10s.push(p10(t));
+  }
+  out[name] = { medianUs: med(rounds), rounds, p10Us: +med(p10s).toFixed(1) };
   console.log(name, out[name]);
 }
 if (mode === 'bare') {
@@ -44,9 +54,9 @@ if (mode === 'bare') {
     if (copy) enc.copyBufferToBuffer(buf, 0, rb, 0, 16);
     d.queue.submit([enc.finish()]);
   };
-  await timeLoop('bare dispatch + onSubmittedWorkDone', 500, async () => { dispatch(false); await d.queue.onSubmittedWorkDone(); });
-  await timeLoop('bare dispatch + copy + mapAsync', 500, async () => { dispatch(true); await rb.mapAsync(1); rb.unmap(); });
-  await timeLoop('bare 100 dispatches + one onSubmittedWorkDone (per 100)', 60, async () => { for (let i = 0; i < 100; i++) dispatch(false); await d.queue.onSubmittedWorkDone(); });
+  await timeLoop('bare dispatch + onSubmittedWorkDone', Number(process.env.N ?? 400), async () => { dispatch(false); await d.queue.onSubmittedWorkDone(); });
+  await timeLoop('bare dispatch + copy + mapAsync', Number(process.env.N ?? 400), async () => { dispatch(true); await rb.mapAsync(1); rb.unmap(); });
+  await timeLoop('bare 100 dispatches + one onSubmittedWorkDone (per 100)', 30, async () => { for (let i = 0; i < 100; i++) dispatch(false); await d.queue.onSubmittedWorkDone(); }, 100);
   await ctx.destroy();
 }
 if (mode === 'simt') {
@@ -56,8 +66,8 @@ if (mode === 'simt') {
   const n = 1024, A = await dev.upload('f32', Float32Array.from({ length: n }, (_, i) => Math.sin(i))), B = dev.alloc('f32', 4);
   const k = m.kernels.vecMax;
   const launch = () => dev.launch(k, { grid: 4, block: 256, sharedBytes: 1024 }, [A, B, n]);
-  await timeLoop('simt awaited launch', Number(process.env.N ?? 1000), launch);
-  await timeLoop('simt 300 launches in flight (per 300)', 20, async () => { const ps = []; for (let i = 0; i < 300; i++) ps.push(launch()); await dev.synchronize(); await Promise.all(ps); });
+  await timeLoop('simt awaited launch', Number(process.env.N ?? 400), launch);
+  await timeLoop('simt 300 launches in flight (per 300)', 10, async () => { const ps = []; for (let i = 0; i < 300; i++) ps.push(launch()); await dev.synchronize(); await Promise.all(ps); }, 300);
   out['simt in flight per launch'] = +(out['simt 300 launches in flight (per 300)'].medianUs / 300).toFixed(1);
   console.log('simt in flight per launch', out['simt in flight per launch']);
   await dev.destroy();

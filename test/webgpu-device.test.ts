@@ -116,6 +116,33 @@ describe('launches on webgpu', () => {
     expect(Math.abs(s.value - exact)).toBeLessThan(1e-3);
   });
 
+  it('launches on an idle stream encode at once: a burst shares one submit, and a launch behind one still building its pipeline waits its turn', async () => {
+    const n = 256;
+    const A1 = await dev.upload('f32', Float32Array.from({ length: n }, (_, i) => i));          // max 255
+    const A2 = await dev.upload('f32', Float32Array.from({ length: n }, (_, i) => -i - 1));     // max -1
+    const B = dev.alloc('f32', 8);
+    await dev.launch(vecMax, { grid: 8, block: 32, sharedBytes: 128 }, [A2, B, n]);   // builds block 32's pipeline
+    const queue = dev.context.device.queue;
+    const submit = queue.submit.bind(queue);
+    let submits = 0;
+    queue.submit = (buffers: Iterable<GPUCommandBuffer>) => { submits++; submit(buffers); };
+    try {
+      const burst = Array.from({ length: 20 }, () => dev.launch(vecMax, { grid: 8, block: 32, sharedBytes: 128 }, [A1, B, n]));
+      await Promise.all(burst);
+      expect(submits).toBe(1);
+    } finally {
+      queue.submit = submit;
+    }
+    expect(Array.from(await B.read())).toEqual([31, 63, 95, 127, 159, 191, 223, 255]);
+    // Block 8 has no pipeline yet: its launch waits for the build, and the launch behind it (whose
+    // pipeline is built) must not overtake it. Both write B; the later one's values stay.
+    const first = dev.launch(vecMax, { grid: 8, block: 8, sharedBytes: 32 }, [A1, B, n]);
+    const second = dev.launch(vecMax, { grid: 8, block: 32, sharedBytes: 128 }, [A2, B, n]);
+    await Promise.all([first, second]);
+    expect(Array.from(await B.read())).toEqual([-1, -33, -65, -97, -129, -161, -193, -225]);
+    for (const a of [A1, A2, B]) a.free();
+  });
+
   it('validates grid/block against CUDA and the adapter (LaunchConfigError)', async () => {
     const A = await dev.upload('f32', new Float32Array(16));
     const B = dev.alloc('f32', 4);

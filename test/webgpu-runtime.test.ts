@@ -248,6 +248,41 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wg: vec
     ).rejects.toThrow(/kernel line 4:/);
   });
 
+  it('a relaunch of validated bindings goes without a validation scope, and its failure still rejects it', async () => {
+    const wgsl = `
+      @group(0) @binding(0) var<storage, read_write> a: array<u32>;
+      struct Launch { gridDim: vec3u, blockOffset: u32, add: u32 }
+      @group(0) @binding(1) var<uniform> launch: Launch;
+      @compute @workgroup_size(1) fn main() { a[0] = a[0] + launch.add; }`;
+    const buf = rt.createBuffer(4);
+    const launch = (add: number) => rt.dispatch({ wgsl, entryPoint: 'main', workgroupSize: [1, 1, 1], grid: { x: 1 }, buffers: [buf], scalars: new Uint32Array([add]) });
+    const scopes = { pushed: 0 };
+    const push = ctx.device.pushErrorScope.bind(ctx.device);
+    ctx.device.pushErrorScope = (filter: GPUErrorFilter) => { scopes.pushed++; push(filter); };
+    try {
+      await (await launch(1)).completed();   // new bindings: validated in a scope (and the shader's compile in one)
+      expect(scopes.pushed).toBeGreaterThanOrEqual(1);
+      const first = scopes.pushed;
+      await (await launch(2)).completed();   // the same bindings, other words: no scope
+      await (await launch(3)).completed();
+      expect(scopes.pushed).toBe(first);
+      expect((await readU32(buf, 1))[0]).toBe(6);
+      // The bound buffer destroyed behind the runtime's back: the same commands now fail at the
+      // submit, outside any scope; the uncaptured error fails the launch.
+      buf.destroy();
+      const failing = await launch(4);
+      await expect(failing.completed()).rejects.toThrow(/failed validation: .*destroyed/i);
+      expect(scopes.pushed).toBe(first);
+    } finally {
+      ctx.device.pushErrorScope = push;
+    }
+    // The runtime runs on: a new buffer is new bindings, validated in a scope again.
+    const fresh = rt.createBuffer(4);
+    await (await rt.dispatch({ wgsl, entryPoint: 'main', workgroupSize: [1, 1, 1], grid: { x: 1 }, buffers: [fresh], scalars: new Uint32Array([5]) })).completed();
+    expect((await readU32(fresh, 1))[0]).toBe(5);
+    fresh.destroy();
+  });
+
   it('pipelines are cached by (source, entry point, workgroup size)', async () => {
     const A = randomF32(1000, 5);
     await runVecSum(A, 128, 2);

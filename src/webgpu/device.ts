@@ -21,13 +21,13 @@ import type { GpuDevice, KernelArg, KernelArgs, LaunchConfig, LaunchStats, Memor
 import type { DeviceArray } from '../memory/deviceArray.js';
 import { DeviceArrayBase } from '../memory/deviceArrayBase.js';
 import { openWebGpu, type OpenWebGpuOptions, type WebGpuAdapterInfo, type WebGpuContext } from './gpu.js';
-import { loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
-import { type BufferCopy, type DispatchResult, LaunchValidationError, WebGpuRuntime } from './runtime.js';
+import { kernelWgslNow, loadKernelWgsl, WGSL_KERNELS, type WgslKernelInfo } from './kernels.js';
+import { type BufferCopy, type DispatchDescriptor, type DispatchResult, LaunchValidationError, WebGpuRuntime } from './runtime.js';
 import { KernelModuleError, MODULE_FORMAT, type KernelModule, type KernelModuleMeta, type ModuleWgslKernel } from '../kernelModule.js';
 import { trapMessage } from './trapRecord.js';
 import { probeSubgroupWarps, subgroupSizeRulesOut, type SubgroupWarps } from './subgroupProbe.js';
 import { Deadlines } from './deadlines.js';
-import { TrapReadbacks } from './trapReadbacks.js';
+import { TrapReadbacks, type TrapSlot } from './trapReadbacks.js';
 import { shippedModule } from '../shippedModule.js';
 import { compileLaunchProof, type LaunchProof, type LaunchProofMeta } from '../launchProof.js';
 
@@ -137,6 +137,10 @@ export class WebGpuDevice implements GpuDevice {
   private tail: Promise<unknown> = Promise.resolve();
   /** Operations enqueued and not yet started: a launch with none behind it submits its batch. */
   private queued = 0;
+  /** Operations enqueued and not yet settled: with none, a launch encodes at once (launch()). */
+  private active = 0;
+  /** A flush is due at the end of the current task's synchronous code (launches encoded at once). */
+  private flushDue = false;
   private readonly launchTimeoutMs: number;
   private readonly gpuTiming: boolean;
   private lostReason: string | undefined;
@@ -152,6 +156,8 @@ export class WebGpuDevice implements GpuDevice {
   /** The subgroup form of each generated kernel launched here (generatedKernel). */
   private readonly subgroupForms = new WeakMap<ModuleWgslKernel, ModuleWgslKernel>();
   private readonly launchProofs = new WeakMap<LaunchProofMeta, LaunchProof>();
+  /** launchConstants()' objects, by kernel and value. */
+  private readonly constantSets = new WeakMap<ModuleWgslKernel, Map<string, Record<string, number>>>();
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Whether the built-ins with a hand-written WGSL twin run as it (WebGpuDeviceOptions.twins). */
@@ -253,6 +259,7 @@ export class WebGpuDevice implements GpuDevice {
    */
   enqueue<T>(op: () => Promise<T>, launch = false): Promise<T> {
     this.queued++;
+    this.active++;
     const run = this.tail.catch(() => undefined).then(() => {
       this.queued--;
       // Launches encoded so far go to the GPU before any other operation (runtime.ts: batches).
@@ -260,8 +267,27 @@ export class WebGpuDevice implements GpuDevice {
       this.checkAlive();
       return op();
     });
+    const settled = (): void => { this.active--; };
+    run.then(settled, settled);
     this.tail = run;
     return run;
+  }
+
+  /**
+   * Submits the launches encoded at once once the caller's synchronous code is done: a loop of
+   * launches fills one batch (one command buffer and submit), as launches queued behind one another do.
+   */
+  private flushSoon(): void {
+    if (this.flushDue) return;
+    this.flushDue = true;
+    queueMicrotask(() => {
+      this.flushDue = false;
+      try {
+        this.runtime.flush();
+      } catch {
+        // The batch's launches reject with what the submit threw (runtime.flush settles them).
+      }
+    });
   }
 
   async synchronize(): Promise<void> {
@@ -302,9 +328,23 @@ export class WebGpuDevice implements GpuDevice {
     }
     // Launches are ordered on the stream by their submission, not their completion (as CUDA's
     // are): the next launch or transfer is submitted while this one runs, and this promise
-    // settles when it has run and its trap record has been read.
-    const submitted = this.enqueue(() => this.submit(prepared), true);
-    const done = submitted.then((s) => this.complete(prepared, s));
+    // settles when it has run and its trap record has been read. On an idle stream, with its
+    // pipeline built, the launch is encoded now, and its batch submitted when the caller's
+    // synchronous code returns (an awaited launch then waits for the GPU alone).
+    let done: Promise<LaunchStats> | undefined;
+    if (this.active === 0) {
+      let now: SubmittedLaunch | undefined;
+      try {
+        now = this.encodeNow(prepared);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      if (now) {
+        this.flushSoon();
+        done = this.complete(prepared, now);
+      }
+    }
+    done ??= this.enqueue(() => this.submit(prepared), true).then((s) => this.complete(prepared, s));
     this.inFlight.add(done);
     void done.then(() => this.inFlight.delete(done), () => this.inFlight.delete(done));
     return done;
@@ -378,16 +418,11 @@ export class WebGpuDevice implements GpuDevice {
     if (generated) {
       // A generated kernel's Launch uniform carries the arrays' lengths after the scalars (bounds checks).
       const elem = generated.wgsl.dynamicSharedElemBytes;
-      if (elem) {
-        const len = Math.floor(sharedBytes / elem);
-        generated.constants = { sx_dyn_len: len, sx_dyn_count: Math.max(1, len) };
-      }
+      const dynLen = elem ? Math.floor(sharedBytes / elem) : undefined;
       // The launch proof (src/launchProof.ts): where every block passes it, the proven form.
       const proof = generated.wgsl.launchProof ? this.launchProofs.get(generated.wgsl.launchProof) : undefined;
-      if (proof) {
-        generated.proven = proof.holds({ grid, block, sharedBytes, params: values });
-        generated.constants = { ...generated.constants, sx_proven: generated.proven ? 1 : 0 };
-      }
+      if (proof) generated.proven = proof.holds({ grid, block, sharedBytes, params: values });
+      generated.constants = this.launchConstants(generated.wgsl, dynLen, generated.proven);
       const copies = columns ? this.columnCopies(columns, generated.wgsl.source!) : {};
       return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars: Uint32Array.from([...scalars, ...lengths]), signal: config.signal, generated, ...copies };
     }
@@ -453,6 +488,25 @@ export class WebGpuDevice implements GpuDevice {
     };
   }
 
+  /**
+   * The pipeline-overridable constants of a generated kernel's launch: the dynamic shared array's
+   * length, and whether the launch proof held. One object per kernel and value, kept: the runtime
+   * keys its pipelines by them, and a relaunch should build nothing.
+   */
+  private launchConstants(wgsl: ModuleWgslKernel, dynLen: number | undefined, proven: boolean | undefined): Record<string, number> {
+    let forKernel = this.constantSets.get(wgsl);
+    if (!forKernel) { forKernel = new Map(); this.constantSets.set(wgsl, forKernel); }
+    const key = `${dynLen ?? ''}:${proven ?? ''}`;
+    let c = forKernel.get(key);
+    if (!c) {
+      c = {};
+      if (dynLen !== undefined) { c.sx_dyn_len = dynLen; c.sx_dyn_count = Math.max(1, dynLen); }
+      if (proven !== undefined) c.sx_proven = proven ? 1 : 0;
+      forKernel.set(key, c);
+    }
+    return c;
+  }
+
   /** The generated WGSL of a module's kernel, or a LaunchConfigError saying why there is none. */
   private generatedKernel(kernel: Kernel): NonNullable<PreparedLaunch['generated']> {
     const meta = this.modules.get(kernel.module!.id);
@@ -514,28 +568,67 @@ export class WebGpuDevice implements GpuDevice {
   }
 
   private async encode(l: Omit<PreparedLaunch, 'wgsl'>): Promise<SubmittedLaunch> {
-    if (this.lostReason) throw new DeviceDestroyedError(this.lostReason);
-    if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
+    this.checkEncodable(l);
     const wgsl = l.generated ? l.generated.wgsl.source! : await loadKernelWgsl(l.info);
     const t0 = performance.now();
+    const { desc, slot } = this.dispatchDescriptor(l, wgsl);
+    let result: DispatchResult;
+    try {
+      result = await this.runtime.dispatch(desc);
+    } catch (e) {
+      throw this.notDispatched(l, slot, e);
+    }
+    return this.dispatched(result, t0, slot);
+  }
+
+  /** encode() without waiting, or undefined (nothing encoded) where it would wait: for a WGSL source or a pipeline not loaded yet. */
+  private encodeNow(l: Omit<PreparedLaunch, 'wgsl'>): SubmittedLaunch | undefined {
+    this.checkEncodable(l);
+    const wgsl = l.generated ? l.generated.wgsl.source! : kernelWgslNow(l.info);
+    if (wgsl === undefined) return undefined;
+    const t0 = performance.now();
+    const { desc, slot } = this.dispatchDescriptor(l, wgsl);
+    let result: DispatchResult | undefined;
+    try {
+      result = this.runtime.dispatchNow(desc);
+    } catch (e) {
+      throw this.notDispatched(l, slot, e);
+    }
+    if (!result) {
+      if (slot) this.trapReadbacks.release(slot);
+      return undefined;
+    }
+    return this.dispatched(result, t0, slot);
+  }
+
+  private checkEncodable(l: Omit<PreparedLaunch, 'wgsl'>): void {
+    if (this.lostReason) throw new DeviceDestroyedError(this.lostReason);
+    if (l.signal?.aborted) throw new LaunchAbortedError(l.kernel.name, l.signal.reason);
+  }
+
+  /** What the runtime dispatches for a launch, and the trap record slot it reserved (released if the dispatch fails). */
+  private dispatchDescriptor(l: Omit<PreparedLaunch, 'wgsl'>, wgsl: string): { desc: DispatchDescriptor; slot: TrapSlot | undefined } {
     // A proven launch of a kernel whose every trap site the proof covers cannot trap: its record
     // is bound but not read back, and waiting for it is waiting for the GPU alone.
     const trapFree = l.generated?.proven === true && l.generated.wgsl.trapFreeWhenProven === true;
     const slot = l.generated && !trapFree ? this.trapReadbacks.reserve() : undefined;
-    let result: DispatchResult;
-    try {
-      result = await this.runtime.dispatch({
-        wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
-        buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
-        ...(l.generated ? { constants: l.generated.constants } : {}),
-        ...(slot ? { errorReadback: slot.buffer, errorReadbackOffset: slot.offset } : trapFree ? { unreadTrapRecord: true } : {}),
-        ...(l.generated?.wgsl.guardEntryPoint ? { guardEntryPoint: l.generated.wgsl.guardEntryPoint } : {}),
-        ...(l.copiesBefore ? { copiesBefore: l.copiesBefore, copiesAfter: l.copiesAfter } : {}),
-      });
-    } catch (e) {
-      if (slot) this.trapReadbacks.release(slot);
-      throw new LaunchConfigError(`kernel ${l.kernel.name}: ${(e as Error).message}`);
-    }
+    const desc: DispatchDescriptor = {
+      wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
+      buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
+    };
+    if (l.generated) desc.constants = l.generated.constants;
+    if (slot) { desc.errorReadback = slot.buffer; desc.errorReadbackOffset = slot.offset; } else if (trapFree) desc.unreadTrapRecord = true;
+    if (l.generated?.wgsl.guardEntryPoint) desc.guardEntryPoint = l.generated.wgsl.guardEntryPoint;
+    if (l.copiesBefore) { desc.copiesBefore = l.copiesBefore; desc.copiesAfter = l.copiesAfter; }
+    return { desc, slot };
+  }
+
+  private notDispatched(l: Omit<PreparedLaunch, 'wgsl'>, slot: TrapSlot | undefined, e: unknown): LaunchConfigError {
+    if (slot) this.trapReadbacks.release(slot);
+    return new LaunchConfigError(`kernel ${l.kernel.name}: ${(e as Error).message}`);
+  }
+
+  private dispatched(result: DispatchResult, t0: number, slot: TrapSlot | undefined): SubmittedLaunch {
     // An empty grid submits nothing: there is no record to wait for.
     if (slot && result.dispatches === 0) { this.trapReadbacks.release(slot); return { result, t0 }; }
     // The record's slot may be mapped only once the batch holding the launch is submitted.

@@ -147,10 +147,17 @@ const isNode = (): boolean =>
   typeof process !== 'undefined' && typeof process.versions === 'object' && !!process.versions.node;
 
 const sourceCache = new Map<string, Promise<string>>();
+/** The sources loaded so far, for a launch that encodes without waiting (kernelWgslNow). */
+const loadedSources = new Map<string, string>();
 
 /** The WGSL source of a kernel of WGSL_KERNELS, from `assembly/<info.source>.wgsl`. */
 export function loadKernelWgsl(info: WgslKernelInfo): Promise<string> {
   return info.source === undefined ? loadWgsl(info.name) : loadAssemblyWgsl(info.source);
+}
+
+/** loadKernelWgsl's source if it has been loaded already, else undefined. */
+export function kernelWgslNow(info: WgslKernelInfo): string | undefined {
+  return loadedSources.get(info.source ?? `kernels/${info.name}`);
 }
 
 /**
@@ -170,7 +177,7 @@ export function loadAssemblyWgsl(name: string): Promise<string> {
   if (!p) {
     p = isNode() ? loadNode(name) : loadBrowser(name);
     sourceCache.set(name, p);
-    p.catch(() => sourceCache.delete(name));
+    p.then((text) => loadedSources.set(name, text), () => sourceCache.delete(name));
   }
   return p;
 }

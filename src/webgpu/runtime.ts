@@ -35,8 +35,9 @@
  *
  * Launches go into an open command buffer, the *batch*, which `flush()` submits: the caller
  * flushes when no launch follows at once (the webgpu device does when its stream has nothing
- * queued behind the launch), so a burst of launches in flight shares one command encoder, one
- * compute pass, one submit and one validation scope, while a lone launch is submitted at once
+ * queued behind the launch, or at the end of the caller's synchronous code for launches it
+ * encoded at once: dispatchNow), so a burst of launches in flight shares one command encoder, one
+ * compute pass, one submit and at most one validation scope, while a lone launch is submitted at once
  * (at 1–7 µs per Dawn call from Node on an H100, the number of calls per launch is the cost: a
  * launch in a batch makes three — setBindGroup, dispatchWorkgroups, and setPipeline when the
  * kernel changes). Dispatches in one pass are ordered by WebGPU's usage scopes (each sees the
@@ -45,7 +46,9 @@
  * pipeline and set of bound buffers (BindingCache): a relaunch with the same arrays and the
  * same words writes nothing; with other words it rewrites the uniform (queue.writeBuffer,
  * ordered after submitted launches; a launch of the open batch that reads that uniform is
- * flushed first) and creates nothing.
+ * flushed first) and creates nothing. A binding set that passed validation once is relaunched
+ * without a validation scope (its commands are the same); an error there still fails the batch,
+ * through the device's uncaptured-error event, which Dawn fires inside the failing call.
  *
  * A generated kernel's trap record (binding k + 1) is slot i of the runtime's record buffer for
  * the batch's i-th launch (a dynamic offset, so the bind groups stay the same); the flush copies
@@ -145,7 +148,12 @@ interface PipelineEntry {
   layout: WebGpuBindGroupLayout;
   /** Uniforms and bind groups of earlier launches, by bound buffers and dispatch count. */
   bindings: Map<string, LaunchBindings>;
+  /** The binding set the last cache hit found, with what it was found by. */
+  last?: { bound: WebGpuBuffer[]; records: boolean; chunks: number; uniformBytes: number; key: string; bindings: LaunchBindings };
 }
+
+/** A pipeline being built, and once built the pipeline itself (for launches that encode without waiting). */
+interface CachedPipeline { promise: Promise<PipelineEntry>; entry: PipelineEntry | undefined }
 
 /** What a launch binds: the Launch uniform (one slice per dispatch) and one bind group per dispatch. */
 interface LaunchBindings {
@@ -153,11 +161,27 @@ interface LaunchBindings {
   groups: WebGpuBindGroup[];
   /** The words last written to the uniform (a relaunch with the same words writes nothing). */
   words?: Uint32Array;
+  /**
+   * A batch that dispatched these bind groups passed WebGPU's validation: a relaunch with them
+   * (same pipeline, buffers and dispatch count) encodes the same commands, so it needs no
+   * validation scope of its own (see Batch.scoped).
+   */
+  validated?: boolean;
 }
 
-/** Launches encoded and not yet submitted: one command buffer, one validation scope. */
+/** Launches encoded and not yet submitted: one command buffer, at most one validation scope. */
 interface Batch {
   enc: GPUCommandEncoder;
+  /**
+   * Whether a validation scope was pushed for the batch: the first launch whose commands have not
+   * passed validation before pushes it (a pushErrorScope, and at the flush a popErrorScope whose
+   * promise costs Dawn's event loop a round: 2–7 µs of an awaited launch). A batch of relaunches
+   * alone has none; an error in it reaches the device's uncaptured-error event, which Dawn fires
+   * inside the failing call, so the flush still sees it (uncapturedErrors).
+   */
+  scoped: boolean;
+  /** The runtime's uncapturedErrors when the batch opened: more at its submit fail it. */
+  errorsAtOpen: number;
   /** The compute pass the batch's launches share while none needs one of its own (timing) or a copy (snapshots). */
   pass: GPUComputePassEncoder | undefined;
   /** The pipeline last set in that pass (a relaunch of the same kernel does not set it again). */
@@ -214,6 +238,14 @@ function checkGridDim(n: string, v: number): void {
   if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`bad grid.${n} = ${v}`);
 }
 
+function checkGrid(grid: Dim3, maxWg: number): void {
+  const gx = grid.x, gy = grid.y ?? 1, gz = grid.z ?? 1;
+  checkGridDim('x', gx);
+  checkGridDim('y', gy);
+  checkGridDim('z', gz);
+  if (gy > maxWg || gz > maxWg) throw new RangeError(`grid (${gx}, ${gy}, ${gz}): y and z must be <= ${maxWg}`);
+}
+
 /** Ends the batch's open compute pass, if any: the next launch begins a new one. */
 function endPass(batch: Batch): void {
   batch.pass?.end();
@@ -231,7 +263,7 @@ export class WebGpuRuntime {
   readonly prelude: string;
   private readonly preludeLines: number;
   private readonly modules = new Map<string, Promise<GPUShaderModule>>();
-  private readonly pipelines = new Map<string, Map<string, Promise<PipelineEntry>>>();
+  private readonly pipelines = new Map<string, Map<string, CachedPipeline>>();
   private readonly layouts = new Map<string, WebGpuBindGroupLayout>();
   private readonly declaredOverrides = new Map<string, Set<string>>();
   private readonly readOnlyBindings = new Map<string, Set<number>>();
@@ -245,10 +277,17 @@ export class WebGpuRuntime {
   /** Bytes between two launches' trap records in the record buffer and in a readback: the storage offset alignment. */
   readonly trapRecordStride: number;
   private readonly uniformAlignment: number;
+  /** Validation errors no scope caught (the device's uncapturederror events), and the last one's message. */
+  private uncapturedErrors = 0;
+  private lastUncapturedError = '';
 
   private constructor(ctx: WebGpuContext, prelude: string) {
     this.ctx = ctx;
     this.device = ctx.device;
+    ctx.device.addEventListener('uncapturederror', (e: Event) => {
+      this.uncapturedErrors++;
+      this.lastUncapturedError = (e as GPUUncapturedErrorEvent).error?.message ?? String(e);
+    });
     const limits = ctx.device.limits;
     this.maxWorkgroupsPerDimension = limits.maxComputeWorkgroupsPerDimension;
     this.trapRecordStride = roundUp(TRAP_RECORD_BYTES, limits.minStorageBufferOffsetAlignment);
@@ -354,17 +393,16 @@ export class WebGpuRuntime {
     return this.trapRecords;
   }
 
-  /** The open batch, opened (encoder, validation scope) if there is none. */
+  /** The open batch, opened (a command encoder) if there is none. */
   private openBatch(): Batch {
     if (this.batch) return this.batch;
     const device = this.device;
-    device.pushErrorScope('validation');
     let markSubmitted!: () => void;
     const submitted = new Promise<void>((resolve) => { markSubmitted = resolve; });
     let settle!: (error: Error | undefined) => void;
     const validated = new Promise<void>((resolve, reject) => { settle = (e) => (e ? reject(e) : resolve()); });
     validated.catch(() => undefined); // observed by the launches; never an unhandled rejection
-    this.batch = { enc: device.createCommandEncoder({ label: 'simt-launches' }), pass: undefined, pipeline: undefined, launches: 0, records: [], uniforms: new Set(), afterSubmit: [], submitted, markSubmitted, validated, settle };
+    this.batch = { scoped: false, errorsAtOpen: this.uncapturedErrors, enc: device.createCommandEncoder({ label: 'simt-launches' }), pass: undefined, pipeline: undefined, launches: 0, records: [], uniforms: new Set(), afterSubmit: [], submitted, markSubmitted, validated, settle };
     return this.batch;
   }
 
@@ -383,6 +421,7 @@ export class WebGpuRuntime {
     if (!b) return;
     this.batch = undefined;
     const device = this.device;
+    let thrown: string | undefined = 'the batch was not submitted';
     try {
       b.pass?.end();
       // Records nobody reads (launches that cannot trap) are never written: nothing to copy or clear.
@@ -400,14 +439,36 @@ export class WebGpuRuntime {
         b.enc.clearBuffer(this.trapRecords!, 0, b.records.length * stride);
       }
       device.queue.submit([b.enc.finish()]);
+      thrown = undefined;
+    } catch (e) {
+      thrown = (e as Error).message ?? String(e);
+      throw e;
     } finally {
       b.markSubmitted();
       for (const f of b.afterSubmit) f();
-      device.popErrorScope().then(
-        (error) => b.settle(error ? new LaunchValidationError(`failed validation: ${error.message}`) : undefined),
-        (e: unknown) => b.settle(e instanceof Error ? e : new Error(String(e))),
-      );
+      // Errors outside a scope were counted during the calls that raised them (finish and submit included).
+      const uncaptured = this.uncapturedErrors > b.errorsAtOpen ? this.lastUncapturedError : thrown;
+      const settle = (message: string | undefined): void => {
+        message ??= uncaptured;
+        if (message !== undefined) return b.settle(new LaunchValidationError(`failed validation: ${message}`));
+        for (const u of b.uniforms) u.validated = true;
+        b.settle(undefined);
+      };
+      if (!b.scoped) settle(undefined);
+      else {
+        device.popErrorScope().then(
+          (error) => settle(error?.message),
+          (e: unknown) => b.settle(e instanceof Error ? e : new Error(String(e))),
+        );
+      }
     }
+  }
+
+  /** Pushes the batch's validation scope unless it has one: before encoding a launch not validated yet. */
+  private scope(batch: Batch): void {
+    if (batch.scoped) return;
+    this.device.pushErrorScope('validation');
+    batch.scoped = true;
   }
 
   // -------------------------------------------------------------------------------- pipelines
@@ -503,21 +564,39 @@ export class WebGpuRuntime {
     constants: Readonly<Record<string, number>> = {},
     errorBinding = false,
   ): Promise<PipelineEntry> {
-    const [bx, by, bz] = workgroupSize;
+    const { bySource, key } = this.pipelineKey(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
+    let c = bySource.get(key);
+    if (!c) {
+      const promise = this.buildPipeline(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
+      const cached: CachedPipeline = { promise, entry: undefined };
+      c = cached;
+      bySource.set(key, cached);
+      promise.then((entry) => { cached.entry = entry; }, () => bySource.delete(key));
+    }
+    return c.promise;
+  }
+
+  /** The pipeline as pipeline() would give it, if it is built already; else undefined (nothing is built). */
+  pipelineNow(
+    wgsl: string,
+    entryPoint: string,
+    workgroupSize: readonly [number, number, number],
+    nArrays: number,
+    constants: Readonly<Record<string, number>> = {},
+    errorBinding = false,
+  ): PipelineEntry | undefined {
+    const { bySource, key } = this.pipelineKey(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
+    return bySource.get(key)?.entry;
+  }
+
+  private pipelineKey(wgsl: string, entryPoint: string, [bx, by, bz]: readonly [number, number, number], nArrays: number,
+    constants: Readonly<Record<string, number>>, errorBinding: boolean): { bySource: Map<string, CachedPipeline>; key: string } {
     let extra = '';
     for (const k in constants) extra += `${k}=${constants[k]},`;
     // Keyed by source first: the same source string is hashed once, not once per launch inside a longer key.
     let bySource = this.pipelines.get(wgsl);
     if (!bySource) { bySource = new Map(); this.pipelines.set(wgsl, bySource); }
-    const key = `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${extra}\u0000${errorBinding}`;
-    let p = bySource.get(key);
-    if (!p) {
-      p = this.buildPipeline(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
-      const cache = bySource;
-      cache.set(key, p);
-      p.catch(() => cache.delete(key));
-    }
-    return p;
+    return { bySource, key: `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${extra}\u0000${errorBinding}` };
   }
 
   private async buildPipeline(
@@ -578,7 +657,16 @@ export class WebGpuRuntime {
   /** The uniform and bind groups an earlier launch of `entry` made for the same bindings, if kept. */
   private cachedBindings(entry: PipelineEntry, bound: readonly WebGpuBuffer[], records: boolean,
     chunks: number, uniformBytes: number): LaunchBindings | undefined {
-    return entry.bindings.get(this.bindingsKey(bound, records, chunks, uniformBytes));
+    // A relaunch with the arrays of the kernel's last launch (the usual loop) builds no key.
+    const last = entry.last;
+    if (last && last.records === records && last.chunks === chunks && last.uniformBytes === uniformBytes &&
+        last.bound.length === bound.length && last.bound.every((b, i) => b === bound[i]) && entry.bindings.get(last.key) === last.bindings) {
+      return last.bindings;
+    }
+    const key = this.bindingsKey(bound, records, chunks, uniformBytes);
+    const bindings = entry.bindings.get(key);
+    if (bindings) entry.last = { bound: [...bound], records, chunks, uniformBytes, key, bindings };
+    return bindings;
   }
 
   /**
@@ -636,22 +724,40 @@ export class WebGpuRuntime {
    * `completed()` or a read to wait for the GPU.
    */
   async dispatch(desc: DispatchDescriptor): Promise<DispatchResult> {
+    checkGrid(desc.grid, this.maxWorkgroupsPerDimension);
+    const records = desc.errorReadback !== undefined || desc.unreadTrapRecord === true;
+    const entry = await this.pipeline(desc.wgsl, desc.entryPoint, desc.workgroupSize, desc.buffers.length, desc.constants, records);
+    const guard = desc.guardEntryPoint && !hasDuplicate(desc.buffers)
+      ? await this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records)
+      : undefined;
+    return this.encodeDispatch(desc, entry, guard);
+  }
+
+  /**
+   * As dispatch(), without waiting: undefined when a pipeline it needs is not built yet (then
+   * nothing is encoded; dispatch() builds it). A launch on an idle stream encodes this way, so
+   * its commands reach the GPU without a round of promise callbacks.
+   */
+  dispatchNow(desc: DispatchDescriptor): DispatchResult | undefined {
+    checkGrid(desc.grid, this.maxWorkgroupsPerDimension);
+    const records = desc.errorReadback !== undefined || desc.unreadTrapRecord === true;
+    const entry = this.pipelineNow(desc.wgsl, desc.entryPoint, desc.workgroupSize, desc.buffers.length, desc.constants, records);
+    if (!entry) return undefined;
+    let guard: PipelineEntry | undefined;
+    if (desc.guardEntryPoint && !hasDuplicate(desc.buffers)) {
+      guard = this.pipelineNow(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records);
+      if (!guard) return undefined;
+    }
+    return this.encodeDispatch(desc, entry, guard);
+  }
+
+  /** Encodes a launch whose pipelines (the kernel's, and its guard's if any) are built. */
+  private encodeDispatch(desc: DispatchDescriptor, entry: PipelineEntry, guard: PipelineEntry | undefined): DispatchResult {
     const gx = desc.grid.x;
     const gy = desc.grid.y ?? 1;
     const gz = desc.grid.z ?? 1;
     const maxWg = this.maxWorkgroupsPerDimension;
-    checkGridDim('x', gx);
-    checkGridDim('y', gy);
-    checkGridDim('z', gz);
-    if (gy > maxWg || gz > maxWg) {
-      throw new RangeError(`grid (${gx}, ${gy}, ${gz}): y and z must be <= ${maxWg}`);
-    }
-    const [bx, by, bz] = desc.workgroupSize;
     const records = desc.errorReadback !== undefined || desc.unreadTrapRecord === true;
-    const entry = await this.pipeline(desc.wgsl, desc.entryPoint, [bx, by, bz], desc.buffers.length, desc.constants, records);
-    const guard = desc.guardEntryPoint && !hasDuplicate(desc.buffers)
-      ? await this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records)
-      : undefined;
     const device = this.device;
     if (gx === 0 || gy === 0 || gz === 0) {
       // Nothing to run: done once everything encoded before it is.
@@ -697,6 +803,8 @@ export class WebGpuRuntime {
     const batch = this.openBatch();
     const enc = batch.enc;
     const copiesBefore = desc.copiesBefore ?? NO_COPIES, copiesAfter = desc.copiesAfter ?? NO_COPIES;
+    // Only a relaunch of bind groups that passed validation, with no copy or query of its own, goes unscoped.
+    if (cached?.validated !== true || querySet || copiesBefore.length > 0 || copiesAfter.length > 0) this.scope(batch);
     // Copies are not allowed in a pass, and timestamps bracket a pass of the launch's own.
     if (aliased.length > 0 || querySet || copiesBefore.length > 0) endPass(batch);
     for (const c of copiesBefore) enc.copyBufferToBuffer(c.src, c.srcOffset, c.dst, c.dstOffset, c.size);
@@ -746,12 +854,7 @@ export class WebGpuRuntime {
       // Deferred by WebGPU until the submitted work no longer needs them.
       batch.afterSubmit.push(() => { bindings.uniform.destroy(); for (const c of snapshots) c.destroy(); });
     }
-    const submitted = batch.submitted;
-    const validated = batch.validated.catch((e: Error) => {
-      throw e instanceof LaunchValidationError ? new LaunchValidationError(`launch of ${desc.entryPoint} ${e.message}`) : e;
-    });
-    validated.catch(() => undefined); // observed by the caller; never an unhandled rejection
-
+    const submitted = batch.submitted, validated = batch.validated;
     const result: DispatchResult = {
       dispatches: chunks, validated, submitted,
       completed: async () => {
