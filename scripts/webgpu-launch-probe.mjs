@@ -67,6 +67,19 @@ if (mode === 'simt') {
   const k = m.kernels.vecMax;
   const launch = () => dev.launch(k, { grid: 4, block: 256, sharedBytes: 1024 }, [A, B, n]);
   await timeLoop('simt awaited launch', Number(process.env.N ?? 400), launch);
+  // Where an awaited launch's time goes: launch() to Dawn's submit (simt's checks and encoding),
+  // and the submit to the launch's promise settling (the GPU's round trip through Dawn).
+  const queue = dev.context.device.queue, submit = queue.submit.bind(queue);
+  let submittedAt = 0;
+  queue.submit = (buffers) => { submittedAt = performance.now(); submit(buffers); };
+  const toSubmit = [], afterSubmit = [];
+  for (let i = 0; i < Number(process.env.N ?? 400); i++) {
+    const t0 = performance.now(); await launch(); const t1 = performance.now();
+    toSubmit.push((submittedAt - t0) * 1000); afterSubmit.push((t1 - submittedAt) * 1000);
+  }
+  queue.submit = submit;
+  out['simt awaited: launch() to submit, submit to settled'] = [+med(toSubmit).toFixed(1), +med(afterSubmit).toFixed(1)];
+  console.log('simt awaited: launch() to submit, submit to settled', out['simt awaited: launch() to submit, submit to settled']);
   await timeLoop('simt 300 launches in flight (per 300)', 10, async () => { const ps = []; for (let i = 0; i < 300; i++) ps.push(launch()); await dev.synchronize(); await Promise.all(ps); }, 300);
   out['simt in flight per launch'] = +(out['simt 300 launches in flight (per 300)'].medianUs / 300).toFixed(1);
   console.log('simt in flight per launch', out['simt in flight per launch']);
