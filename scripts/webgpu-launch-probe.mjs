@@ -55,6 +55,21 @@ if (mode === 'bare') {
     d.queue.submit([enc.finish()]);
   };
   await timeLoop('bare dispatch + onSubmittedWorkDone', Number(process.env.N ?? 400), async () => { dispatch(false); await d.queue.onSubmittedWorkDone(); });
+  {
+    const enc = [], sub = [], wait = [];
+    for (let i = 0; i < Number(process.env.N ?? 400); i++) {
+      const t0 = performance.now();
+      const e = d.createCommandEncoder(); const pass = e.beginComputePass();
+      pass.setPipeline(pipe); pass.setBindGroup(0, bg); pass.dispatchWorkgroups(4); pass.end();
+      const cb = e.finish(); const t1 = performance.now();
+      d.queue.submit([cb]); const t2 = performance.now();
+      await d.queue.onSubmittedWorkDone(); const t3 = performance.now();
+      enc.push((t1 - t0) * 1000); sub.push((t2 - t1) * 1000); wait.push((t3 - t2) * 1000);
+    }
+    const key = 'bare: encode, submit call, submit to done';
+    out[key] = [+med(enc).toFixed(1), +med(sub).toFixed(1), +med(wait).toFixed(1)];
+    console.log(key, out[key]);
+  }
   await timeLoop('bare dispatch + copy + mapAsync', Number(process.env.N ?? 400), async () => { dispatch(true); await rb.mapAsync(1); rb.unmap(); });
   await timeLoop('bare 100 dispatches + one onSubmittedWorkDone (per 100)', 30, async () => { for (let i = 0; i < 100; i++) dispatch(false); await d.queue.onSubmittedWorkDone(); }, 100);
   await ctx.destroy();
@@ -69,17 +84,21 @@ if (mode === 'simt') {
   await timeLoop('simt awaited launch', Number(process.env.N ?? 400), launch);
   // Where an awaited launch's time goes: launch() to Dawn's submit (simt's checks and encoding),
   // and the submit to the launch's promise settling (the GPU's round trip through Dawn).
-  const queue = dev.context.device.queue, submit = queue.submit.bind(queue);
-  let submittedAt = 0;
+  // (launch() to its command encoder: simt's checks; to the submit: the encoding, Dawn's calls among it.)
+  const gpu = dev.context.device, queue = gpu.queue, submit = queue.submit.bind(queue), encoder = gpu.createCommandEncoder.bind(gpu);
+  let submittedAt = 0, encoderAt = 0;
   queue.submit = (buffers) => { submittedAt = performance.now(); submit(buffers); };
-  const toSubmit = [], afterSubmit = [];
+  gpu.createCommandEncoder = (d) => { encoderAt = performance.now(); return encoder(d); };
+  const toEncoder = [], toSubmit = [], afterSubmit = [];
   for (let i = 0; i < Number(process.env.N ?? 400); i++) {
     const t0 = performance.now(); await launch(); const t1 = performance.now();
-    toSubmit.push((submittedAt - t0) * 1000); afterSubmit.push((t1 - submittedAt) * 1000);
+    toEncoder.push((encoderAt - t0) * 1000); toSubmit.push((submittedAt - t0) * 1000); afterSubmit.push((t1 - submittedAt) * 1000);
   }
   queue.submit = submit;
-  out['simt awaited: launch() to submit, submit to settled'] = [+med(toSubmit).toFixed(1), +med(afterSubmit).toFixed(1)];
-  console.log('simt awaited: launch() to submit, submit to settled', out['simt awaited: launch() to submit, submit to settled']);
+  gpu.createCommandEncoder = encoder;
+  const key = 'simt awaited: launch() to its encoder, to submit, submit to settled';
+  out[key] = [+med(toEncoder).toFixed(1), +med(toSubmit).toFixed(1), +med(afterSubmit).toFixed(1)];
+  console.log(key, out[key]);
   await timeLoop('simt 300 launches in flight (per 300)', 10, async () => { const ps = []; for (let i = 0; i < 300; i++) ps.push(launch()); await dev.synchronize(); await Promise.all(ps); }, 300);
   out['simt in flight per launch'] = +(out['simt 300 launches in flight (per 300)'].medianUs / 300).toFixed(1);
   console.log('simt in flight per launch', out['simt in flight per launch']);

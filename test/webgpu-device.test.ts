@@ -143,6 +143,40 @@ describe('launches on webgpu', () => {
     for (const a of [A1, A2, B]) a.free();
   });
 
+  it('a relaunch reuses its checked launch only while configuration and arguments are the same', async () => {
+    const n = 96;
+    const A = await dev.upload('f32', Float32Array.from({ length: n }, (_, i) => (i * 37) % 101));
+    const B = dev.alloc('f32', 8);
+    // vecMax is a grid-stride loop: block b's threads read b·block + t + k·grid·block.
+    const maxes = (grid: number, block: number, len: number): number[] => Array.from({ length: grid }, (_, b) => {
+      let m = -Infinity;
+      for (let i = 0; i < len; i++) if (Math.floor(i / block) % grid === b) m = Math.max(m, (i * 37) % 101);
+      return m;
+    });
+    const config = { grid: 3, block: { x: 32 }, sharedBytes: 128 };
+    await dev.launch(vecMax, config, [A, B, n]);
+    await dev.launch(vecMax, config, [A, B, n]);
+    expect(Array.from(await B.read()).slice(0, 3)).toEqual(maxes(3, 32, n));
+    // Another scalar, the same objects: a new launch.
+    await dev.launch(vecMax, config, [A, B, 40]);
+    expect(Array.from(await B.read()).slice(0, 3)).toEqual(maxes(3, 32, 40));
+    // The caller's config object changed in place: its new shape is launched.
+    await dev.launch(vecMax, config, [A, B, n]);
+    config.block.x = 16;
+    await dev.launch(vecMax, config, [A, B, n]);
+    expect(Array.from(await B.read()).slice(0, 3)).toEqual(maxes(3, 16, n));
+    config.grid = 6;
+    await dev.launch(vecMax, config, [A, B, n]);
+    expect(Array.from(await B.read()).slice(0, 6)).toEqual(maxes(6, 16, n));
+    // A bad scalar is caught again after good launches with the same arrays.
+    await expect(dev.launch(vecMax, config, [A, B, 1.5])).rejects.toThrow(KernelArgumentError);
+    // A freed argument is caught on a relaunch as on a first launch.
+    await dev.launch(vecMax, config, [A, B, n]);
+    A.free();
+    await expect(dev.launch(vecMax, config, [A, B, n])).rejects.toThrow(/parameter 'A': the array was freed/);
+    B.free();
+  });
+
   it('validates grid/block against CUDA and the adapter (LaunchConfigError)', async () => {
     const A = await dev.upload('f32', new Float32Array(16));
     const B = dev.alloc('f32', 4);

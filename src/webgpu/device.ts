@@ -28,6 +28,7 @@ import { trapMessage } from './trapRecord.js';
 import { probeSubgroupWarps, subgroupSizeRulesOut, type SubgroupWarps } from './subgroupProbe.js';
 import { Deadlines } from './deadlines.js';
 import { TrapReadbacks, type TrapSlot } from './trapReadbacks.js';
+import { Relaunches } from './relaunch.js';
 import { shippedModule } from '../shippedModule.js';
 import { compileLaunchProof, type LaunchProof, type LaunchProofMeta } from '../launchProof.js';
 
@@ -102,6 +103,8 @@ interface PreparedLaunch {
   generated?: { wgsl: ModuleWgslKernel; meta: KernelModuleMeta; constants: Record<string, number>; proven?: boolean };
   /** A store kernel run as its generic kernel: its columns copied in before the pass, the written ones back after. */
   copiesBefore?: BufferCopy[]; copiesAfter?: BufferCopy[];
+  /** What the runtime dispatches for it, kept where it is the same each launch (no trap record slot). */
+  desc?: DispatchDescriptor;
 }
 
 /** A store column the generic kernel of a store kernel binds (as `binding`), and its copies. */
@@ -158,6 +161,8 @@ export class WebGpuDevice implements GpuDevice {
   private readonly launchProofs = new WeakMap<LaunchProofMeta, LaunchProof>();
   /** launchConstants()' objects, by kernel and value. */
   private readonly constantSets = new WeakMap<ModuleWgslKernel, Map<string, Record<string, number>>>();
+  /** Each kernel's last launch, prepared: a relaunch with the same configuration and arguments reuses it. */
+  private readonly relaunches = new Relaunches<Omit<PreparedLaunch, 'wgsl'>>();
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Whether the built-ins with a hand-written WGSL twin run as it (WebGpuDeviceOptions.twins). */
@@ -319,13 +324,19 @@ export class WebGpuDevice implements GpuDevice {
 
   launch<P extends Record<string, ParamSpec>>(kernel: Kernel<P>, config: LaunchConfig, ...rest: LaunchArgsParam<P>): Promise<LaunchStats> {
     const args: KernelArgs = rest[0] ?? [];
-    let prepared: Omit<PreparedLaunch, 'wgsl'>;
+    let prepared: Omit<PreparedLaunch, 'wgsl'> | undefined;
     try {
       this.checkAlive();
-      prepared = this.prepare(kernel, config, args);
+      prepared = config !== null && typeof config === 'object' ? this.relaunches.find(kernel, config, args) : undefined;
+      if (!prepared) {
+        prepared = this.prepare(kernel, config, args);
+        // Not a store kernel's: the arrays its columns are copied into may be replaced by another launch.
+        if (!prepared.copiesBefore) this.relaunches.remember(kernel, config, args, prepared);
+      }
     } catch (e) {
       return Promise.reject(e);
     }
+    const launchPrepared = prepared;
     // Launches are ordered on the stream by their submission, not their completion (as CUDA's
     // are): the next launch or transfer is submitted while this one runs, and this promise
     // settles when it has run and its trap record has been read. On an idle stream, with its
@@ -335,16 +346,16 @@ export class WebGpuDevice implements GpuDevice {
     if (this.active === 0) {
       let now: SubmittedLaunch | undefined;
       try {
-        now = this.encodeNow(prepared);
+        now = this.encodeNow(launchPrepared);
       } catch (e) {
         return Promise.reject(e);
       }
       if (now) {
         this.flushSoon();
-        done = this.complete(prepared, now);
+        done = this.complete(launchPrepared, now);
       }
     }
-    done ??= this.enqueue(() => this.submit(prepared), true).then((s) => this.complete(prepared, s));
+    done ??= this.enqueue(() => this.submit(launchPrepared), true).then((s) => this.complete(launchPrepared, s));
     this.inFlight.add(done);
     void done.then(() => this.inFlight.delete(done), () => this.inFlight.delete(done));
     return done;
@@ -612,6 +623,7 @@ export class WebGpuDevice implements GpuDevice {
     // is bound but not read back, and waiting for it is waiting for the GPU alone.
     const trapFree = l.generated?.proven === true && l.generated.wgsl.trapFreeWhenProven === true;
     const slot = l.generated && !trapFree ? this.trapReadbacks.reserve() : undefined;
+    if (!slot && l.desc?.wgsl === wgsl) return { desc: l.desc, slot };
     const desc: DispatchDescriptor = {
       wgsl, entryPoint: l.info.entryPoint, workgroupSize: [l.block.x, l.block.y, l.block.z], grid: l.grid,
       buffers: l.buffers, scalars: l.scalars, timing: this.gpuTiming, label: l.kernel.name,
@@ -620,6 +632,7 @@ export class WebGpuDevice implements GpuDevice {
     if (slot) { desc.errorReadback = slot.buffer; desc.errorReadbackOffset = slot.offset; } else if (trapFree) desc.unreadTrapRecord = true;
     if (l.generated?.wgsl.guardEntryPoint) desc.guardEntryPoint = l.generated.wgsl.guardEntryPoint;
     if (l.copiesBefore) { desc.copiesBefore = l.copiesBefore; desc.copiesAfter = l.copiesAfter; }
+    if (!slot) l.desc = desc;
     return { desc, slot };
   }
 
