@@ -559,48 +559,46 @@ export class WebGpuRuntime {
     return s;
   }
 
-  /** The compute pipeline for (source, entry point, workgroup size, number of arrays); cached. */
-  pipeline(
+  /**
+   * The compute pipeline for (source, entry point, workgroup size, number of arrays, constants,
+   * trap record binding), cached: built on the first ask, `entry` set once it is.
+   */
+  private pipeline(
     wgsl: string,
     entryPoint: string,
     workgroupSize: readonly [number, number, number],
     nArrays: number,
     constants: Readonly<Record<string, number>> = {},
     errorBinding = false,
-  ): Promise<PipelineEntry> {
-    const { bySource, key } = this.pipelineKey(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
+  ): CachedPipeline {
+    const [bx, by, bz] = workgroupSize;
+    let extra = '';
+    for (const k in constants) extra += `${k}=${constants[k]},`;
+    // Keyed by source first: the same source string is hashed once, not once per launch inside a longer key.
+    let bySource = this.pipelines.get(wgsl);
+    if (!bySource) { bySource = new Map(); this.pipelines.set(wgsl, bySource); }
+    const key = `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${extra}\u0000${errorBinding}`;
     let c = bySource.get(key);
     if (!c) {
       const promise = this.buildPipeline(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
       const cached: CachedPipeline = { promise, entry: undefined };
       c = cached;
       bySource.set(key, cached);
-      promise.then((entry) => { cached.entry = entry; }, () => bySource.delete(key));
+      const cache = bySource;
+      promise.then((entry) => { cached.entry = entry; }, () => cache.delete(key));
     }
-    return c.promise;
+    return c;
   }
 
-  /** The pipeline as pipeline() would give it, if it is built already; else undefined (nothing is built). */
-  pipelineNow(
-    wgsl: string,
-    entryPoint: string,
-    workgroupSize: readonly [number, number, number],
-    nArrays: number,
-    constants: Readonly<Record<string, number>> = {},
-    errorBinding = false,
-  ): PipelineEntry | undefined {
-    const { bySource, key } = this.pipelineKey(wgsl, entryPoint, workgroupSize, nArrays, constants, errorBinding);
-    return bySource.get(key)?.entry;
-  }
-
-  private pipelineKey(wgsl: string, entryPoint: string, [bx, by, bz]: readonly [number, number, number], nArrays: number,
-    constants: Readonly<Record<string, number>>, errorBinding: boolean): { bySource: Map<string, CachedPipeline>; key: string } {
-    let extra = '';
-    for (const k in constants) extra += `${k}=${constants[k]},`;
-    // Keyed by source first: the same source string is hashed once, not once per launch inside a longer key.
-    let bySource = this.pipelines.get(wgsl);
-    if (!bySource) { bySource = new Map(); this.pipelines.set(wgsl, bySource); }
-    return { bySource, key: `${entryPoint}\u0000${bx},${by},${bz}\u0000${nArrays}\u0000${extra}\u0000${errorBinding}` };
+  /** A launch's pipelines: its kernel's, and its ticket guard's where it has one (see DispatchDescriptor.guardEntryPoint). */
+  private pipelinesOf(desc: DispatchDescriptor): { kernel: CachedPipeline; guard: CachedPipeline | undefined } {
+    const records = desc.errorReadback !== undefined || desc.unreadTrapRecord === true;
+    return {
+      kernel: this.pipeline(desc.wgsl, desc.entryPoint, desc.workgroupSize, desc.buffers.length, desc.constants, records),
+      guard: desc.guardEntryPoint && !hasDuplicate(desc.buffers)
+        ? this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records)
+        : undefined,
+    };
   }
 
   private async buildPipeline(
@@ -729,33 +727,27 @@ export class WebGpuRuntime {
    */
   async dispatch(desc: DispatchDescriptor): Promise<DispatchResult> {
     checkGrid(desc.grid, this.maxWorkgroupsPerDimension);
-    const records = desc.errorReadback !== undefined || desc.unreadTrapRecord === true;
-    const entry = await this.pipeline(desc.wgsl, desc.entryPoint, desc.workgroupSize, desc.buffers.length, desc.constants, records);
-    const guard = desc.guardEntryPoint && !hasDuplicate(desc.buffers)
-      ? await this.pipeline(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records)
-      : undefined;
+    const p = this.pipelinesOf(desc);
+    const entry = await p.kernel.promise;
+    const guard = p.guard ? await p.guard.promise : undefined;
     return this.encodeDispatch(desc, entry, guard);
   }
 
   /**
    * As dispatch(), without waiting: undefined when a pipeline it needs is not built yet (then
-   * nothing is encoded; dispatch() builds it). A launch on an idle stream encodes this way, so
-   * its commands reach the GPU without a round of promise callbacks.
+   * nothing is encoded; the build has begun, and dispatch() waits for it). A launch on an idle
+   * stream encodes this way, so its commands reach the GPU without a round of promise callbacks.
    */
   dispatchNow(desc: DispatchDescriptor): DispatchResult | undefined {
-    const ready = this.readyPipelines.get(desc);
-    if (ready) return this.encodeDispatch(desc, ready.entry, ready.guard);
-    checkGrid(desc.grid, this.maxWorkgroupsPerDimension);
-    const records = desc.errorReadback !== undefined || desc.unreadTrapRecord === true;
-    const entry = this.pipelineNow(desc.wgsl, desc.entryPoint, desc.workgroupSize, desc.buffers.length, desc.constants, records);
-    if (!entry) return undefined;
-    let guard: PipelineEntry | undefined;
-    if (desc.guardEntryPoint && !hasDuplicate(desc.buffers)) {
-      guard = this.pipelineNow(desc.wgsl, desc.guardEntryPoint, [1, 1, 1], desc.buffers.length, desc.constants, records);
-      if (!guard) return undefined;
+    let ready = this.readyPipelines.get(desc);
+    if (!ready) {
+      checkGrid(desc.grid, this.maxWorkgroupsPerDimension);
+      const p = this.pipelinesOf(desc);
+      if (!p.kernel.entry || (p.guard && !p.guard.entry)) return undefined;
+      ready = { entry: p.kernel.entry, guard: p.guard?.entry };
+      this.readyPipelines.set(desc, ready);
     }
-    this.readyPipelines.set(desc, { entry, guard });
-    return this.encodeDispatch(desc, entry, guard);
+    return this.encodeDispatch(desc, ready.entry, ready.guard);
   }
 
   /** Encodes a launch whose pipelines (the kernel's, and its guard's if any) are built. */
