@@ -32,7 +32,7 @@ rm -rf "$DIR/cuda" && mkdir -p "$DIR/cuda/cuda" && cp bench/native/simt_data.h "
 rm -rf "$DIR/simt/dist" "$DIR/simt/build" "$DIR/simt/bin" "$DIR/simt/assembly"
 cp -r dist build bin package.json "$DIR/simt/"
 mkdir -p "$DIR/simt/scripts" && cp scripts/bench-suite.mjs scripts/webgpu-warp-check.mjs scripts/webgpu-launch-probe.mjs scripts/webgpu-pixel-twins.mjs scripts/webgpu-findclus-variants.mjs \
-  scripts/sts-sort-probe.mjs scripts/sts-stages-probe.mjs scripts/launch-scaling-probe.mjs scripts/webgpu-wide-twins.mjs scripts/webgpu-launch-builds.mjs "$DIR/simt/scripts/"
+  scripts/sts-sort-probe.mjs scripts/sts-stages-probe.mjs scripts/launch-scaling-probe.mjs scripts/webgpu-wide-twins.mjs scripts/webgpu-launch-builds.mjs scripts/pool-spin-probe.mjs scripts/pool-fanout-floor.mjs "$DIR/simt/scripts/"
 (find assembly -name '*.wgsl' | while read -r f; do mkdir -p "$DIR/simt/$(dirname "$f")" && cp "$f" "$DIR/simt/$f"; done)
 # The kernel sources the webgpu benchmark compiles, and their built modules in the disk cache the
 # compiler looks in first (the GPU machine gets no AssemblyScript compiler).
