@@ -48,20 +48,19 @@ if (mode === 'bare') {
   const mod = d.createShaderModule({ code: '@group(0) @binding(0) var<storage, read_write> a: array<f32>; @compute @workgroup_size(256) fn main(@builtin(global_invocation_id) g: vec3u) { a[g.x] = a[g.x] + 1.0; }' });
   const pipe = d.createComputePipeline({ layout: 'auto', compute: { module: mod, entryPoint: 'main' } });
   const bg = d.createBindGroup({ layout: pipe.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: buf } }] });
-  const dispatch = (copy) => {
+  const encode = (copy) => {
     const enc = d.createCommandEncoder(); const pass = enc.beginComputePass();
     pass.setPipeline(pipe); pass.setBindGroup(0, bg); pass.dispatchWorkgroups(4); pass.end();
     if (copy) enc.copyBufferToBuffer(buf, 0, rb, 0, 16);
-    d.queue.submit([enc.finish()]);
+    return enc.finish();
   };
+  const dispatch = (copy) => d.queue.submit([encode(copy)]);
   await timeLoop('bare dispatch + onSubmittedWorkDone', Number(process.env.N ?? 400), async () => { dispatch(false); await d.queue.onSubmittedWorkDone(); });
   {
     const enc = [], sub = [], wait = [];
     for (let i = 0; i < Number(process.env.N ?? 400); i++) {
       const t0 = performance.now();
-      const e = d.createCommandEncoder(); const pass = e.beginComputePass();
-      pass.setPipeline(pipe); pass.setBindGroup(0, bg); pass.dispatchWorkgroups(4); pass.end();
-      const cb = e.finish(); const t1 = performance.now();
+      const cb = encode(false); const t1 = performance.now();
       d.queue.submit([cb]); const t2 = performance.now();
       await d.queue.onSubmittedWorkDone(); const t3 = performance.now();
       enc.push((t1 - t0) * 1000); sub.push((t2 - t1) * 1000); wait.push((t3 - t2) * 1000);
@@ -82,9 +81,9 @@ if (mode === 'simt') {
   const k = m.kernels.vecMax;
   const launch = () => dev.launch(k, { grid: 4, block: 256, sharedBytes: 1024 }, [A, B, n]);
   await timeLoop('simt awaited launch', Number(process.env.N ?? 400), launch);
-  // Where an awaited launch's time goes: launch() to Dawn's submit (simt's checks and encoding),
-  // and the submit to the launch's promise settling (the GPU's round trip through Dawn).
-  // (launch() to its command encoder: simt's checks; to the submit: the encoding, Dawn's calls among it.)
+  // Where an awaited launch's time goes: launch() to its command encoder (simt's checks), to
+  // Dawn's submit (the encoding, Dawn's calls among it), and the submit to the launch's promise
+  // settling (the GPU's round trip through Dawn).
   const gpu = dev.context.device, queue = gpu.queue, submit = queue.submit.bind(queue), encoder = gpu.createCommandEncoder.bind(gpu);
   let submittedAt = 0, encoderAt = 0;
   queue.submit = (buffers) => { submittedAt = performance.now(); submit(buffers); };

@@ -159,8 +159,6 @@ export class WebGpuDevice implements GpuDevice {
   /** The subgroup form of each generated kernel launched here (generatedKernel). */
   private readonly subgroupForms = new WeakMap<ModuleWgslKernel, ModuleWgslKernel>();
   private readonly launchProofs = new WeakMap<LaunchProofMeta, LaunchProof>();
-  /** launchConstants()' objects, by kernel and value. */
-  private readonly constantSets = new WeakMap<ModuleWgslKernel, Map<string, Record<string, number>>>();
   /** Each kernel's last launch, prepared: a relaunch with the same configuration and arguments reuses it. */
   private readonly relaunches = new Relaunches<Omit<PreparedLaunch, 'wgsl'>>();
   /** Launches submitted and not yet settled: synchronize() and destroy() wait for them. */
@@ -324,19 +322,13 @@ export class WebGpuDevice implements GpuDevice {
 
   launch<P extends Record<string, ParamSpec>>(kernel: Kernel<P>, config: LaunchConfig, ...rest: LaunchArgsParam<P>): Promise<LaunchStats> {
     const args: KernelArgs = rest[0] ?? [];
-    let prepared: Omit<PreparedLaunch, 'wgsl'> | undefined;
+    let prepared: Omit<PreparedLaunch, 'wgsl'>;
     try {
       this.checkAlive();
-      prepared = config !== null && typeof config === 'object' ? this.relaunches.find(kernel, config, args) : undefined;
-      if (!prepared) {
-        prepared = this.prepare(kernel, config, args);
-        // Not a store kernel's: the arrays its columns are copied into may be replaced by another launch.
-        if (!prepared.copiesBefore) this.relaunches.remember(kernel, config, args, prepared);
-      }
+      prepared = this.prepareOrReuse(kernel, config, args);
     } catch (e) {
       return Promise.reject(e);
     }
-    const launchPrepared = prepared;
     // Launches are ordered on the stream by their submission, not their completion (as CUDA's
     // are): the next launch or transfer is submitted while this one runs, and this promise
     // settles when it has run and its trap record has been read. On an idle stream, with its
@@ -346,19 +338,29 @@ export class WebGpuDevice implements GpuDevice {
     if (this.active === 0) {
       let now: SubmittedLaunch | undefined;
       try {
-        now = this.encodeNow(launchPrepared);
+        now = this.encodeNow(prepared);
       } catch (e) {
         return Promise.reject(e);
       }
       if (now) {
         this.flushSoon();
-        done = this.complete(launchPrepared, now);
+        done = this.complete(prepared, now);
       }
     }
-    done ??= this.enqueue(() => this.submit(launchPrepared), true).then((s) => this.complete(launchPrepared, s));
+    done ??= this.enqueue(() => this.submit(prepared), true).then((s) => this.complete(prepared, s));
     this.inFlight.add(done);
     void done.then(() => this.inFlight.delete(done), () => this.inFlight.delete(done));
     return done;
+  }
+
+  /** The kernel's last launch when this one asks for the same (relaunch.ts), else a new one prepared and remembered. */
+  private prepareOrReuse(kernel: Kernel, config: LaunchConfig, args: KernelArgs): Omit<PreparedLaunch, 'wgsl'> {
+    const again = config !== null && typeof config === 'object' ? this.relaunches.find(kernel, config, args) : undefined;
+    if (again) return again;
+    const prepared = this.prepare(kernel, config, args);
+    // Not a store kernel's: the arrays its columns are copied into may be replaced by another launch.
+    if (!prepared.copiesBefore) this.relaunches.remember(kernel, config, args, prepared);
+    return prepared;
   }
 
   private prepare(kernel: Kernel, config: LaunchConfig, args: KernelArgs): Omit<PreparedLaunch, 'wgsl'> {
@@ -429,11 +431,16 @@ export class WebGpuDevice implements GpuDevice {
     if (generated) {
       // A generated kernel's Launch uniform carries the arrays' lengths after the scalars (bounds checks).
       const elem = generated.wgsl.dynamicSharedElemBytes;
-      const dynLen = elem ? Math.floor(sharedBytes / elem) : undefined;
+      if (elem) {
+        const len = Math.floor(sharedBytes / elem);
+        generated.constants = { sx_dyn_len: len, sx_dyn_count: Math.max(1, len) };
+      }
       // The launch proof (src/launchProof.ts): where every block passes it, the proven form.
       const proof = generated.wgsl.launchProof ? this.launchProofs.get(generated.wgsl.launchProof) : undefined;
-      if (proof) generated.proven = proof.holds({ grid, block, sharedBytes, params: values });
-      generated.constants = this.launchConstants(generated.wgsl, dynLen, generated.proven);
+      if (proof) {
+        generated.proven = proof.holds({ grid, block, sharedBytes, params: values });
+        generated.constants = { ...generated.constants, sx_proven: generated.proven ? 1 : 0 };
+      }
       const copies = columns ? this.columnCopies(columns, generated.wgsl.source!) : {};
       return { kernel, info, grid, block, blocks, sharedBytes, timeoutMs, buffers, scalars: Uint32Array.from([...scalars, ...lengths]), signal: config.signal, generated, ...copies };
     }
@@ -497,25 +504,6 @@ export class WebGpuDevice implements GpuDevice {
       copiesBefore: columns.map((c) => c.copyIn),
       copiesAfter: columns.filter((c) => !readOnly.has(c.binding)).map((c) => c.copyBack),
     };
-  }
-
-  /**
-   * The pipeline-overridable constants of a generated kernel's launch: the dynamic shared array's
-   * length, and whether the launch proof held. One object per kernel and value, kept: the runtime
-   * keys its pipelines by them, and a relaunch should build nothing.
-   */
-  private launchConstants(wgsl: ModuleWgslKernel, dynLen: number | undefined, proven: boolean | undefined): Record<string, number> {
-    let forKernel = this.constantSets.get(wgsl);
-    if (!forKernel) { forKernel = new Map(); this.constantSets.set(wgsl, forKernel); }
-    const key = `${dynLen ?? ''}:${proven ?? ''}`;
-    let c = forKernel.get(key);
-    if (!c) {
-      c = {};
-      if (dynLen !== undefined) { c.sx_dyn_len = dynLen; c.sx_dyn_count = Math.max(1, dynLen); }
-      if (proven !== undefined) c.sx_proven = proven ? 1 : 0;
-      forKernel.set(key, c);
-    }
-    return c;
   }
 
   /** The generated WGSL of a module's kernel, or a LaunchConfigError saying why there is none. */

@@ -425,7 +425,7 @@ export class WebGpuRuntime {
     if (!b) return;
     this.batch = undefined;
     const device = this.device;
-    let thrown: string | undefined = 'the batch was not submitted';
+    let thrown: string | undefined;
     try {
       b.pass?.end();
       // Records nobody reads (launches that cannot trap) are never written: nothing to copy or clear.
@@ -443,7 +443,6 @@ export class WebGpuRuntime {
         b.enc.clearBuffer(this.trapRecords!, 0, b.records.length * stride);
       }
       device.queue.submit([b.enc.finish()]);
-      thrown = undefined;
     } catch (e) {
       thrown = (e as Error).message ?? String(e);
       throw e;
