@@ -7,7 +7,7 @@ import { kernels } from '../src/index.js';
 import { moduleIdsForBench, randomF32 } from '../src/data/synthetic.js';
 import { countModulesReference } from '../src/jobs/pixel/reference.js';
 import { buildNative, runNative } from './native/index.js';
-import { measure, median, progress, record, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
+import { measure, median, progress, record, warmUp, workerCounts, type BenchContext, type BenchRecord, type BenchSuite } from './harness.js';
 
 async function vecMaxBench(ctx: BenchContext): Promise<BenchRecord[]> {
   const n = ctx.quick ? 4 << 20 : 64 << 20;
@@ -100,15 +100,17 @@ async function countModulesEndToEnd(dev: Device, ids: Uint16Array, expected: num
   devIds.view().set(ids);
   for (const mode of ['host', 'mapped', 'device ids, mapped'] as const) {
     const walls: number[] = [], kernelMs: number[] = [];
-    for (let r = -2; r < 15; r++) {
+    const run = async (): Promise<void> => {
       const t0 = performance.now();
       const res = await countModules(dev, mode === 'device ids, mapped' ? devIds : ids, { nMaxModules: 1856, output: mode === 'host' ? 'host' : 'mapped' });
       const wall = performance.now() - t0;
       res.free();
       if (res.count !== expected) throw new Error(`countModules op: found ${res.count}, reference ${expected}`);
-      if (r < 0) continue; // warm-up
       walls.push(wall); kernelMs.push(res.stats.elapsedMs);
-    }
+    };
+    await warmUp(run, 2, ctx.warmupMs);
+    walls.length = 0; kernelMs.length = 0;
+    for (let r = 0; r < 15; r++) await run();
     const name = mode === 'host' ? 'countModules/op end-to-end' : `countModules/op end-to-end, ${mode === 'mapped' ? 'mapped output' : 'device ids, mapped output'}`;
     out.push(record(name, 'simt-wasm', n, median(walls), { workers: dev.workers, samples: walls.length, kernelMs: median(kernelMs) }));
     ctx.log(`  ${name} n=${n}: ${median(walls).toFixed(1)} ms (kernel ${median(kernelMs).toFixed(1)} ms)`);

@@ -34,6 +34,11 @@ export interface BenchContext {
   workers: number;
   /** True when the user chose `workers` (--workers): a suite then measures at that count only. */
   workersChosen: boolean;
+  /**
+   * Untimed warm-up of each measurement, at least this long (ms; `--warmup-ms`, default
+   * DEFAULT_WARMUP_MS, 0 with --quick): see warmUp.
+   */
+  warmupMs: number;
   /** --kernels: a suite that measures kernel by kernel (specializations) measures only these. */
   kernels?: readonly string[];
   /** A note for the user (a skipped baseline, …) on stderr. */
@@ -52,6 +57,28 @@ export interface BenchSuite {
 /** Worker counts a suite measures simt at: 1 and all (or only the count the user chose). */
 export function workerCounts(ctx: BenchContext): number[] {
   return ctx.workersChosen || ctx.workers === 1 ? [ctx.workers] : [1, ctx.workers];
+}
+
+/**
+ * The untimed warm-up of a measurement by default (ms). V8 runs a wasm function in its baseline
+ * tier (Liftoff) until it has run a while, then compiles it again with its optimising compiler on
+ * background threads, which take cores from the workers while they compile. A fixed count of
+ * warm-up runs is far too short for a kernel of a few ms: on the 16-core Xeon a 1M-digi STS sort
+ * on 16 workers took 1.4–1.6 ms for its first 0.2 s and 0.5–0.7 ms from 0.3 s on (bench/RESULTS.md,
+ * `scripts/sts-warmup-curve.mjs`). Native C, compiled ahead of time, has no such phase.
+ */
+export const DEFAULT_WARMUP_MS = 1000;
+let warmupMsDefault = 0;
+
+/** The warm-up `measure` gives a measurement that names none (the runner sets BenchContext.warmupMs). */
+export function setWarmupMs(ms: number): void {
+  warmupMsDefault = ms;
+}
+
+/** Runs `fn` untimed at least `runs` times and for at least `ms` ms (see DEFAULT_WARMUP_MS). */
+export async function warmUp(fn: () => Promise<unknown> | unknown, runs: number, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  for (let k = 0; k < runs || performance.now() < until; k++) await fn();
 }
 
 type MeasureListener = (name: string) => void;
@@ -74,15 +101,17 @@ export interface MeasureOptions {
   time?: number;
   /** Untimed warm-up runs (default 2: the first call of a wasm kernel runs in V8's baseline tier). */
   warmup?: number;
+  /** And untimed runs for at least this long (ms; default the run's BenchContext.warmupMs). */
+  warmupMs?: number;
 }
 
 /**
- * Median and all samples (ms) of `fn`: `warmup` untimed runs, then timed runs until there are
+ * Median and all samples (ms) of `fn`: `warmup` untimed runs (and `warmupMs`), then timed runs until there are
  * at least `iterations` and `time` ms have passed (at most 10,000 runs).
  */
 export async function measure(name: string, fn: () => Promise<unknown> | unknown, o: MeasureOptions = {}): Promise<{ median: number; samples: number[] }> {
   listener?.(name);
-  for (let k = 0; k < (o.warmup ?? 2); k++) await fn();
+  await warmUp(fn, o.warmup ?? 2, o.warmupMs ?? warmupMsDefault);
   const samples: number[] = [];
   const minRuns = o.iterations ?? 7;
   const budget = o.time ?? 500;

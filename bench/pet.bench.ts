@@ -6,7 +6,7 @@
 // memory (runPet's output: 'mapped').
 // Reference point: native C++/OpenMP on a 2-core machine does convert + radix sort +
 // coincidences of 16M frames in ~0.9 s.
-import { type BenchContext, type BenchRecord, type BenchSuite, median, progress, record } from './harness.js';
+import { type BenchContext, type BenchRecord, type BenchSuite, median, progress, record, warmUp } from './harness.js';
 import { createDevice } from '../src/device.js';
 import { generatePetData } from '../src/jobs/pet/generate.js';
 import { petMemoryBytes, runPet, type PetRunResult } from '../src/jobs/pet/run.js';
@@ -57,7 +57,7 @@ async function benchSize(n: number, ctx: BenchContext, runs: number): Promise<Be
   const tables = { positionTable: ds.positionTable, energyTable: ds.energyTable };
   try {
     // Warm-up: V8's baseline tier and the first touch of the device memory's pages.
-    for (let k = 0; k < 2; k++) await runPet(dev, ds.frames, ds.geometry, tables);
+    await warmUp(() => runPet(dev, ds.frames, ds.geometry, tables), 2, ctx.warmupMs);
     const results: PetRunResult[] = [];
     // Each run also once with mapped outputs (views of device memory, no read-back copies), in
     // turn, so both see the same machine load.

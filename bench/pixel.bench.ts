@@ -3,7 +3,7 @@
 import { createDevice } from '../src/device.js';
 import { generatePixelEvent } from '../src/jobs/pixel/generate.js';
 import { clusterPixelStore, pixelClustering, uploadPixelStore } from '../src/jobs/pixel/run.js';
-import { median, progress, record, type BenchRecord, type BenchSuite } from './harness.js';
+import { median, progress, record, warmUp, type BenchRecord, type BenchSuite } from './harness.js';
 
 interface Cols { moduleInd: Uint16Array; xx: Uint16Array; yy: Uint16Array; adc: Uint16Array }
 
@@ -42,10 +42,13 @@ export const suite: BenchSuite = {
         const reps = c.copies > 1 ? 3 : 15;
         const total: number[] = [];
         const per: Record<string, number[]> = {};
-        for (let r = -1; r < reps; r++) {
+        const cluster = async (): Promise<Awaited<ReturnType<typeof clusterPixelStore>>> => {
           await store.bytes.upload(idBytes, idOffset); // the charge cut invalidates ids: restore (untimed)
-          const res = await clusterPixelStore(dev, store, { nMaxModules });
-          if (r < 0) continue; // warm-up
+          return clusterPixelStore(dev, store, { nMaxModules });
+        };
+        await warmUp(cluster, 1, ctx.warmupMs);
+        for (let r = 0; r < reps; r++) {
+          const res = await cluster();
           total.push(res.ms);
           for (const l of res.launches) (per[l.kernel] ??= []).push(l.elapsedMs);
         }
@@ -53,13 +56,13 @@ export const suite: BenchSuite = {
         // End to end: columns in, cluster ids, module ids and the store's bytes out (pixelClustering),
         // against the kernels' part of the same runs; 'mapped': the outputs left as views of the device store.
         const walls: number[] = [], kernels: number[] = [], mappedWalls: number[] = [], mappedKernels: number[] = [];
-        for (let r = -1; r < reps; r++) {
+        await warmUp(async () => (await pixelClustering(dev, c.cols, { nMaxModules, output: 'mapped' })).free(), 1, ctx.warmupMs);
+        for (let r = 0; r < reps; r++) {
           for (const output of ['host', 'mapped'] as const) {
             const t0 = performance.now();
             const res = await pixelClustering(dev, c.cols, { nMaxModules, output });
             const wall = performance.now() - t0;
             res.free();
-            if (r < 0) continue;
             (output === 'host' ? walls : mappedWalls).push(wall);
             (output === 'host' ? kernels : mappedKernels).push(res.ms);
           }

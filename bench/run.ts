@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { cpus, totalmem } from 'node:os';
 import type { CommandIO } from '../src/cli/command.js';
 import { defaultWorkerCount, setDefaultWorkerCount } from '../src/platform.js';
-import { onMeasure, type BenchSuite } from './harness.js';
+import { DEFAULT_WARMUP_MS, onMeasure, setWarmupMs, type BenchSuite } from './harness.js';
 import { formatTable } from './table.js';
 
 export interface BenchOptions {
@@ -22,6 +22,8 @@ export interface BenchOptions {
   statusLine?: boolean;
   /** Suites that measure kernel by kernel (specializations) measure only these. */
   kernels?: readonly string[];
+  /** Untimed warm-up of each measurement, ms (default DEFAULT_WARMUP_MS, 0 with quick). */
+  warmupMs?: number;
 }
 
 export async function loadSuites(): Promise<BenchSuite[]> {
@@ -58,11 +60,13 @@ export async function runBenchmarks(opts: BenchOptions, io: CommandIO): Promise<
   }
   const counts = opts.workers && opts.workers.length > 0 ? opts.workers : [await defaultWorkerCount()];
   const chosen = !!opts.workers && opts.workers.length > 0;
+  const warmupMs = opts.warmupMs ?? (opts.quick ? 0 : DEFAULT_WARMUP_MS);
   if (!opts.json) {
     io.out(`machine: ${cpus()[0]?.model ?? 'unknown'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
-    io.out(`workers: ${counts.join(', ')} (native C baselines run with the same thread count)${opts.quick ? '; --quick: smaller sizes' : ''}`);
+    io.out(`workers: ${counts.join(', ')} (native C baselines run with the same thread count)${opts.quick ? '; --quick: smaller sizes' : ''}; warm-up ${warmupMs} ms a measurement`);
   }
   const status = progressWriter(io, opts);
+  setWarmupMs(warmupMs);
   try {
     for (const workers of counts) {
       // Devices a suite opens without naming workers (and defaultWorkerCount) get this count too.
@@ -71,7 +75,7 @@ export async function runBenchmarks(opts: BenchOptions, io: CommandIO): Promise<
         onMeasure((step) => status.show(s.name, step));
         const t0 = performance.now();
         const records = await s.run({
-          quick: opts.quick, workers, workersChosen: chosen, ...(opts.kernels ? { kernels: opts.kernels } : {}),
+          quick: opts.quick, workers, workersChosen: chosen, warmupMs, ...(opts.kernels ? { kernels: opts.kernels } : {}),
           log: (l) => { status.clear(); if (!opts.quiet) io.err(l); },
         });
         status.clear();
@@ -85,6 +89,7 @@ export async function runBenchmarks(opts: BenchOptions, io: CommandIO): Promise<
     }
   } finally {
     onMeasure(undefined);
+    setWarmupMs(0);
     setDefaultWorkerCount(undefined);
     status.clear();
   }

@@ -6,19 +6,18 @@ import { stsDigisForBench, stsSortByChannelReference } from '../src/data/synthet
 import { stsSort, STS_SORT_METHODS } from '../src/jobs/sts/run.js';
 import { exclusiveScan } from '../src/ops/scan.js';
 import { buildNative, runNative } from './native/index.js';
-import { median, progress, record, type BenchRecord, type BenchSuite } from './harness.js';
+import { median, progress, record, warmUp, type BenchRecord, type BenchSuite } from './harness.js';
 
-/**
- * `reps` timed runs after `warmups` untimed ones. Small inputs get several: a 1M-digi sort takes
- * a few ms, less than V8 needs to move its kernels and host code from the baseline tier to the
- * optimised one, so one warm-up measured mostly the baseline tier (6.8 ms against 2.6 ms
- * steady on 2 workers).
- */
-/** Untimed runs before the timed ones at 1M digis and below (see timeRuns). */
+/** Untimed runs at least, at 1M digis and below (the first calls run in V8's baseline tier). */
 const SMALL_WARMUPS = 8;
 
-async function timeRuns(reps: number, fn: () => Promise<number>, warmups = 1): Promise<number[]> {
-  for (let w = 0; w < warmups; w++) await fn();
+/**
+ * `reps` timed runs after untimed ones: at least `warmups`, and for at least `warmupMs`
+ * (BenchContext.warmupMs: a 1M-digi sort takes a few ms, far less than V8 needs to move its
+ * kernels and host code to its optimising tier; harness.ts, DEFAULT_WARMUP_MS).
+ */
+async function timeRuns(reps: number, fn: () => Promise<number>, warmups: number, warmupMs: number): Promise<number[]> {
+  await warmUp(fn, warmups, warmupMs);
   const xs: number[] = [];
   for (let r = 0; r < reps; r++) xs.push(await fn());
   return xs;
@@ -30,7 +29,7 @@ async function timeRuns(reps: number, fn: () => Promise<number>, warmups = 1): P
  * memory (filled in place through `view()`, as a reader would) and `output: 'mapped'`, what is
  * left when nothing is copied.
  */
-async function endToEnd(dev: Device, words: Uint32Array, channels: number, reps: number): Promise<BenchRecord[]> {
+async function endToEnd(dev: Device, words: Uint32Array, channels: number, reps: number, warmupMs: number): Promise<BenchRecord[]> {
   const n = words.length / 2;
   const digis = { channel: new Uint32Array(n), time: new Uint32Array(n) };
   for (let i = 0; i < n; i++) { digis.channel[i] = words[2 * i]!; digis.time[i] = words[2 * i + 1]!; }
@@ -39,15 +38,17 @@ async function endToEnd(dev: Device, words: Uint32Array, channels: number, reps:
   try {
     for (const [name, input, output] of [['stsSort/chunked end-to-end', digis, 'host'], ['stsSort/chunked end-to-end, device columns + mapped', onDevice, 'mapped']] as const) {
       const walls: number[] = [], device: number[] = [];
-      for (let r = -(n <= 1_000_000 ? SMALL_WARMUPS : 1); r < reps; r++) {
+      const sort = async (): Promise<void> => {
         const t0 = performance.now();
         const res = await stsSort(dev, input, { nChannels: channels, output });
         const wall = performance.now() - t0;
         if (res.channel!.length !== n) throw new Error('stsSort end-to-end: wrong output length');
         res.free();
-        if (r < 0) continue; // warm-up
         walls.push(wall); device.push(res.ms);
-      }
+      };
+      await warmUp(sort, n <= 1_000_000 ? SMALL_WARMUPS : 1, warmupMs);
+      walls.length = 0; device.length = 0;
+      for (let r = 0; r < reps; r++) await sort();
       out.push(record(name, 'simt-wasm', n, median(walls), { bytes: 16 * n, workers: dev.workers, samples: walls.length, channels, computeMs: median(device) }));
     }
   } finally {
@@ -61,7 +62,7 @@ async function endToEnd(dev: Device, words: Uint32Array, channels: number, reps:
  * use: in place (one launch up to SINGLE_LAUNCH_SCAN_MAX) and out of place (three launches),
  * 41 calls each after 8 warm-ups, the last output checked against a host scan.
  */
-async function scanRecords(dev: Device, sizes: number[]): Promise<BenchRecord[]> {
+async function scanRecords(dev: Device, sizes: number[], warmupMs: number): Promise<BenchRecord[]> {
   const out: BenchRecord[] = [];
   for (const n of sizes) {
     const words = stsDigisForBench(n / 2, 1000, 3); // any u32 words; their sums wrap as CUDA's do
@@ -78,7 +79,7 @@ async function scanRecords(dev: Device, sizes: number[]): Promise<BenchRecord[]>
           const t0 = performance.now();
           await exclusiveScan(dev, x, inPlace ? x : y, n);
           return performance.now() - t0;
-        }, SMALL_WARMUPS);
+        }, SMALL_WARMUPS, warmupMs);
         const got = await (inPlace ? x : y).read();
         let ok = true;
         for (let i = 0; i < n && ok; i++) ok = got[i] === expected[i];
@@ -102,7 +103,7 @@ export const suite: BenchSuite = {
     if (!native.ok) ctx.log(`sts: native baseline skipped: ${native.note}`);
     const dev = await createDevice({ memoryBytes: 1536 * 2 ** 20, workers: ctx.workers });
     try {
-      out.push(...await scanRecords(dev, ctx.quick ? [100_000, 1_000_000] : [100_000, 1_000_000, 4_000_000]));
+      out.push(...await scanRecords(dev, ctx.quick ? [100_000, 1_000_000] : [100_000, 1_000_000, 4_000_000], ctx.warmupMs));
       for (const n of sizes) {
         for (const channels of [1000, 100_000]) {
           const words = stsDigisForBench(n, channels, 1);
@@ -119,7 +120,7 @@ export const suite: BenchSuite = {
               last?.device!.free();
               last = await stsSort(dev, input, { nChannels: channels, method, output: 'device' });
               return last.ms;
-            }, n <= 1_000_000 ? SMALL_WARMUPS : 1);
+            }, n <= 1_000_000 ? SMALL_WARMUPS : 1, slow ? 0 : ctx.warmupMs);
             let ok = true;
             if (reference) {
               const got = await last!.device!.read();
@@ -131,7 +132,7 @@ export const suite: BenchSuite = {
             if (!ok) ctx.log(`sts: ${method} n=${n} channels=${channels}: output differs from the reference`);
           }
           input.free();
-          for (const r of await endToEnd(dev, words, channels, n > 1_000_000 ? 5 : 9)) {
+          for (const r of await endToEnd(dev, words, channels, n > 1_000_000 ? 5 : 9, ctx.warmupMs)) {
             out.push(r);
             ctx.log(`  ${r.name} n=${n} k=${channels}: ${r.ms.toFixed(1)} ms (device part ${(r['computeMs'] as number).toFixed(1)} ms)`);
           }

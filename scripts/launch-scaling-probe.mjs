@@ -8,7 +8,7 @@ const { shippedKernels } = await import('../dist/src/shippedModule.js');
 const { stsDigisForBench } = await import('../dist/src/data/synthetic.js');
 const B = await import('../dist/src/kernels/index.js');
 const W = Number(process.argv[2] ?? 16), ch = Number(process.env.CH ?? 1000), n = 1e6, chunks = 16;
-const dev = await createDevice({ backend: 'wasm', workers: W, memoryBytes: 1 << 30, ...(process.argv[3] ? { hostSpinMicros: Number(process.argv[3]) } : {}), ...(process.argv[4] ? { spinMicros: Number(process.argv[4]) } : {}) });
+const dev = await createDevice({ backend: 'wasm', workers: W, memoryBytes: Number(process.env.MEM ?? 2 ** 30), ...(process.argv[3] ? { hostSpinMicros: Number(process.argv[3]) } : {}), ...(process.argv[4] ? { spinMicros: Number(process.argv[4]) } : {}) });
 const K = await shippedKernels(dev);
 const med = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
 const words = stsDigisForBench(n, 1000, 1);

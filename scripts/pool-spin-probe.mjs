@@ -9,7 +9,7 @@ const W = Number(process.argv[2] ?? 16);
 const root = pathToFileURL(resolve(process.argv[3] ?? new URL('..', import.meta.url).pathname)).href;
 const { createDevice } = await import(`${root}/dist/src/device.js`);
 const B = await import(`${root}/dist/src/kernels/index.js`);
-const dev = await createDevice({ backend: 'wasm', workers: W, memoryBytes: 1 << 26 });
+const dev = await createDevice({ backend: 'wasm', workers: W, memoryBytes: Number(process.env.MEM ?? 2 ** 26) });
 const out = dev.alloc('i32', 64);
 const med = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1].toFixed(1); };
 const res = [];

@@ -32,7 +32,10 @@ rm -rf "$DIR/cuda" && mkdir -p "$DIR/cuda/cuda" && cp bench/native/simt_data.h "
 rm -rf "$DIR/simt/dist" "$DIR/simt/build" "$DIR/simt/bin" "$DIR/simt/assembly"
 cp -r dist build bin package.json "$DIR/simt/"
 mkdir -p "$DIR/simt/scripts" && cp scripts/bench-suite.mjs scripts/webgpu-warp-check.mjs scripts/webgpu-launch-probe.mjs scripts/webgpu-pixel-twins.mjs scripts/webgpu-findclus-variants.mjs \
-  scripts/sts-sort-probe.mjs scripts/sts-stages-probe.mjs scripts/launch-scaling-probe.mjs scripts/webgpu-wide-twins.mjs scripts/webgpu-launch-builds.mjs scripts/pool-spin-probe.mjs scripts/pool-fanout-floor.mjs "$DIR/simt/scripts/"
+  scripts/sts-sort-probe.mjs scripts/sts-stages-probe.mjs scripts/launch-scaling-probe.mjs scripts/webgpu-wide-twins.mjs scripts/webgpu-launch-builds.mjs scripts/pool-spin-probe.mjs scripts/pool-fanout-floor.mjs \
+  scripts/count-side-by-side-floor.mjs scripts/sts-warmup-curve.mjs "$DIR/simt/scripts/"
+# The floor probe's wasm, made here: the GPU machine has no Binaryen.
+node scripts/count-side-by-side-floor.mjs --emit && cp scripts/count-side-by-side-floor.*.wasm "$DIR/simt/scripts/"
 (find assembly -name '*.wgsl' | while read -r f; do mkdir -p "$DIR/simt/$(dirname "$f")" && cp "$f" "$DIR/simt/$f"; done)
 # The kernel sources the webgpu benchmark compiles, and their built modules in the disk cache the
 # compiler looks in first (the GPU machine gets no AssemblyScript compiler).

@@ -242,6 +242,14 @@ describe('simt bench', () => {
     expect(new Set(names)).toEqual(new Set(['petCoinCount/generic', 'petCoinCount/specialization']));
   }, 300_000);
 
+  it('--warmup-ms takes an integer in [0, 600000]', async () => {
+    for (const bad of ['x', '-1', '1.5', '600001']) {
+      const r = await cli(['bench', 'core', '--warmup-ms', bad]);
+      expect(r.code, bad).toBe(2);
+      expect(r.err[0], bad).toMatch(/^simt bench: --warmup-ms (needs a number|must be an integer in \[0, 600000\]), got /);
+    }
+  });
+
   it('node dist/bench/run.js (npm run bench) runs the same command and exits', () => {
     const r = spawnSync(process.execPath, [resolve('dist/bench/run.js'), '--list'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
@@ -254,6 +262,7 @@ describe('simt bench', () => {
     const text = r.out.join('\n');
     expect(text.match(/^## core/gm)).toHaveLength(1);
     expect(text).toMatch(/^## core: vecMax 4M f32, countModules 5M digis/m);
+    expect(text).toMatch(/; warm-up 0 ms a measurement$/m);
     const rows = r.out.filter((l) => /^(vecMax|countModules|emptyLaunch)\s/.test(l)).map((l) => l.split(/\s{2,}/));
     expect(rows.length).toBeGreaterThanOrEqual(3);
     for (const row of rows.filter((x) => x[1] !== 'js')) expect(row[3], row.join(' | ')).toBe('2');

@@ -1,7 +1,7 @@
 // `simt bench [suite] [--quick] [--workers N[,N…]] [--json]`: runs the benchmarks of bench/
 // (see bench/RESULTS.md) against plain JS and native C baselines.
 import type { Command } from '../command.js';
-import { UsageError, flagName, stringOption } from '../args.js';
+import { UsageError, flagName, intOption, stringOption } from '../args.js';
 import { opt } from '../options.js';
 
 /** `--workers 4` or `--workers 1,2,4,8`: each an integer in [1, 256]. */
@@ -28,10 +28,11 @@ function kernelList(o: Record<string, string | true>): { kernels?: string[] } {
 export const bench: Command = {
   name: 'bench',
   summary: 'run the benchmarks (vecMax, countModules, launch latency, …) against JS and native C baselines',
-  usage: 'simt bench [suite] [--quick] [--workers N[,N…]] [--kernels NAME[,NAME…]] [--json] [--quiet] | simt bench --list',
+  usage: 'simt bench [suite] [--quick] [--workers N[,N…]] [--warmup-ms MS] [--kernels NAME[,NAME…]] [--json] [--quiet] | simt bench --list',
   options: [
     { name: 'quick', description: 'smaller sizes and fewer runs (a smoke run; the suite headers name the sizes)' },
     { name: 'workers', value: 'N[,N…]', default: 'all cores', description: 'simt workers and native C threads; a list runs one pass per count (a scaling curve)' },
+    { name: 'warmup-ms', value: 'MS', default: '1000; 0 with --quick', description: 'untimed runs before each measurement, for at least MS ms: V8 optimises a kernel on background threads after it has run a while' },
     { name: 'kernels', value: 'NAME[,NAME…]', description: 'the specializations suite: measure only these kernels' },
     { name: 'list', description: 'list the suites' },
     opt.json('JSON Lines: one record per line, { suite, quick, name, impl, size, ms, msMin, msMax, samples, workers, gbps?, elementsPerSec, … }'),
@@ -54,6 +55,7 @@ export const bench: Command = {
     }
     return runBenchmarks({
       only: args.positionals[0], json: !!args.options.json, quick: !!args.options.quick, workers: workerList(args.options),
+      ...(args.options['warmup-ms'] !== undefined ? { warmupMs: intOption(args.options, 'warmup-ms', 0, { min: 0, max: 600_000 }) } : {}),
       quiet: !!args.options.quiet, statusLine: !!process.stderr.isTTY, ...kernelList(args.options),
     }, io);
   },
