@@ -64,7 +64,7 @@ export function workerCounts(ctx: BenchContext): number[] {
  * tier (Liftoff) until it has run a while, then compiles it again with its optimising compiler on
  * background threads, which take cores from the workers while they compile. A fixed count of
  * warm-up runs is far too short for a kernel of a few ms: on the 16-core Xeon a 1M-digi STS sort
- * on 16 workers took 1.4–1.6 ms for its first 0.2 s and 0.5–0.7 ms from 0.3 s on (bench/RESULTS.md,
+ * on 16 workers took 1.6 ms for its first 0.2 s and 0.5–0.8 ms from 0.5 s on (bench/RESULTS.md,
  * `scripts/sts-warmup-curve.mjs`). Native C, compiled ahead of time, has no such phase.
  */
 export const DEFAULT_WARMUP_MS = 1000;

@@ -1,8 +1,8 @@
 // Launches back to back at W workers: the STS count over 16 chunks of 1M channels (CH sets the
 // count table's row length), and `spin` over 16 blocks of 30,000 iterations; LONG=1 adds 16 blocks
 // of 300,000 and 160 blocks of 30,000; ALONE=1 the count of one chunk alone; TINY=1 short launches
-// (3,000 awaited, medians of the last 2,500). `node scripts/launch-scaling-probe.mjs W [hostSpinMicros]
-// [spinMicros]`, pinned with taskset.
+// (3,000 awaited, medians of the last 2,500); MEM the device's memoryBytes (default 1 GiB).
+// `node scripts/launch-scaling-probe.mjs W [hostSpinMicros] [spinMicros]`, pinned with taskset.
 const { createDevice } = await import('../dist/src/device.js');
 const { shippedKernels } = await import('../dist/src/shippedModule.js');
 const { stsDigisForBench } = await import('../dist/src/data/synthetic.js');

@@ -1,7 +1,8 @@
 // simt's pool against its floor (scripts/pool-fanout-floor.mjs; bench/RESULTS.md, issue #16): the
 // built-in `spin` kernel (one thread a block, 30,000 dependent multiply-adds, about 48 µs on the
 // 16-core Xeon) launched awaited at grids 1 to 32 on W workers; medians of 300 launches after 100,
-// with the launch's own elapsedMs. After `npm run build`:
+// with the launch's own elapsedMs; MEM sets the device's memoryBytes (default 64 MiB). After
+// `npm run build`:
 //   [taskset -c 0-(W-1)] node scripts/pool-spin-probe.mjs W [BUILD_DIR]
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
