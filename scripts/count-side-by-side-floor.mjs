@@ -12,16 +12,23 @@ import { Worker, isMainThread, workerData } from 'node:worker_threads';
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const wasmFile = fileURLToPath(new URL('./count-side-by-side-floor.wasm', import.meta.url));
 const n = 1_000_000, K = 1000, ROW = 1024, chunks = 16, chunk = n / chunks;
 const CH = 0, HIST = 4 * n;            // byte offsets: the channel column, then 16 count rows of ROW cells
+const pages = Math.ceil((HIST + 4 * ROW * chunks) / 65536) + 1;
 
+/**
+ * The module, built with Binaryen and written beside this script (`--emit` only writes it); where
+ * Binaryen is missing (the GPU machine), the file written by the last build is read instead.
+ */
 async function moduleBytes(shared) {
-  const key = shared ? 'shared' : 'private';
-  const cached = wasmFile.replace('.wasm', `.${key}.wasm`);
-  if (existsSync(cached)) return readFileSync(cached);
-  const binaryen = (await import('binaryen')).default;
-  const pages = Math.ceil((HIST + 4 * ROW * chunks) / 65536) + 1;
+  const file = fileURLToPath(new URL(`./count-side-by-side-floor.${shared ? 'shared' : 'private'}.wasm`, import.meta.url));
+  let binaryen;
+  try {
+    binaryen = (await import('binaryen')).default;
+  } catch {
+    if (!existsSync(file)) throw new Error(`no Binaryen here, and no ${file} (run \`node scripts/count-side-by-side-floor.mjs --emit\` where Binaryen is)`);
+    return readFileSync(file);
+  }
   const wat = `(module
    (import "env" "mem" (memory ${pages} 65536 ${shared ? 'shared' : ''}))
    (func (export "count") (param $ch i32) (param $hist i32) (param $b i32) (param $e i32) (param $K i32) (local $c i32) (local $p i32)
@@ -40,7 +47,7 @@ async function moduleBytes(shared) {
   mod.setFeatures(binaryen.Features.MVP | binaryen.Features.Atomics);
   if (!mod.validate()) throw new Error('invalid module');
   const bytes = mod.emitBinary();
-  writeFileSync(cached, bytes);
+  writeFileSync(file, bytes);
   return bytes;
 }
 
@@ -54,7 +61,6 @@ if (isMainThread) {
   const words = stsDigisForBench(n, K, 1);
   const column = new Uint32Array(n); for (let i = 0; i < n; i++) column[i] = words[2 * i];
   const expected = new Uint32Array(K); for (let i = 0; i < chunk; i++) expected[column[i]]++;
-  const pages = Math.ceil((HIST + 4 * ROW * chunks) / 65536) + 1;
   const mem = shared ? new WebAssembly.Memory({ initial: process.env.COMMIT ? Math.max(pages, maxPages) : pages, maximum: Math.max(pages, maxPages), shared: true }) : null;
   if (mem) new Uint32Array(mem.buffer).set(column, CH / 4);
   const sab = new SharedArrayBuffer(4096); const i32 = new Int32Array(sab); const f64 = new Float64Array(sab, 512, 64);
@@ -89,7 +95,6 @@ if (isMainThread) {
 } else {
   const { sab, w, W, mem, bytes, mine } = workerData;
   const i32 = new Int32Array(sab); const f64 = new Float64Array(sab, 512, 64);
-  const pages = Math.ceil((HIST + 4 * ROW * chunks) / 65536) + 1;
   const memory = mem ?? new WebAssembly.Memory({ initial: pages, maximum: pages });
   if (mine) new Uint32Array(memory.buffer).set(mine, (CH + 4 * w * chunk) / 4);
   const { instance } = await WebAssembly.instantiate(bytes, { env: { mem: memory } });
